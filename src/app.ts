@@ -1,0 +1,81 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import type { Config } from './config.js';
+import type { Database } from './db/index.js';
+import { registerAuth } from './http/auth.js';
+import { API_PREFIX, SHORT_PREFIX } from './http/context.js';
+import { registerErrorHandling } from './http/errors.js';
+import { registerHealth } from './http/health.js';
+import { registerShortFormHosts } from './http/hosts.js';
+import { trackOperations } from './http/method-not-allowed.js';
+import { registerOpenApi } from './http/openapi.js';
+import type { RateLimitStore } from './http/rate-limit/store.js';
+import { createAuthenticator } from './keys/authenticate.js';
+import { createOrgService } from './orgs/orgs.service.js';
+import { listProductsRoute, productSchemas } from './products/list-products.routes.js';
+import { createProductService } from './products/products.service.js';
+import { systemClock, type Clock } from './shared/time.js';
+import './http/context.js';
+
+export interface AppDeps {
+  config: Config;
+  database: Database;
+  rateLimitStore: RateLimitStore;
+  clock?: Clock;
+  /** false in tests that do not read logs; a pino destination otherwise. */
+  logger?: boolean | { stream: NodeJS.WritableStream };
+}
+
+/** Key headers never reach a log line, whatever a serializer is later taught to include. */
+export const REDACTED_PATHS = ['req.headers["x-cra-api-key"]', 'req.headers.authorization', 'headers["x-cra-api-key"]', 'headers.authorization'];
+
+/** Builds the whole HTTP application; never listens, so tests can use `inject`. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config, database, rateLimitStore } = deps;
+  const clock = deps.clock ?? systemClock;
+  const logger =
+    deps.logger === false
+      ? false
+      : { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, ...(typeof deps.logger === 'object' ? { stream: deps.logger.stream } : {}) };
+
+  const app = Fastify({
+    logger,
+    trustProxy: config.trustProxy,
+    genReqId: () => randomUUID(),
+    exposeHeadRoutes: false,
+    return503OnClosing: true,
+    bodyLimit: config.incidentMaxBytes,
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: true, allErrors: true } },
+  });
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  registerErrorHandling(app);
+  await registerOpenApi(app, config);
+  for (const schema of productSchemas) app.addSchema(schema);
+
+  const orgs = createOrgService(database, clock);
+  const products = createProductService(database, orgs, clock);
+  const authenticate = createAuthenticator(database, clock, (error) => app.log.warn({ err: error }, 'could not record key use'));
+
+  registerShortFormHosts(app, config.apiHosts);
+  registerAuth(app, {
+    authenticate,
+    store: rateLimitStore,
+    perKeyPerMinute: config.rateLimitPerMinute,
+    failuresPerAddressPerMinute: config.authFailureLimitPerMinute,
+  });
+  const operations = trackOperations(app);
+
+  // Operations with a short form answer under both prefixes; SBOM ingest only under the full one.
+  const shortFormOperations = async (scope: FastifyInstance) => {
+    listProductsRoute(scope, { products });
+  };
+  await app.register(shortFormOperations, { prefix: API_PREFIX });
+  await app.register(shortFormOperations, { prefix: SHORT_PREFIX });
+  operations.registerMethodNotAllowed();
+
+  registerHealth(app, { database, store: rateLimitStore });
+  return app;
+}

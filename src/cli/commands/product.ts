@@ -1,0 +1,92 @@
+import { Command } from 'commander';
+import type { ProductRow } from '../../db/schema.js';
+import { action, timestampOption } from '../context.js';
+import { table } from '../output.js';
+
+interface FieldOptions {
+  org: string;
+  sku: string;
+  name?: string;
+  gtin?: string;
+  firmwareVersion?: string;
+  endOfSupport?: Date;
+}
+
+function view(p: ProductRow) {
+  return {
+    id: p.id,
+    sku: p.sku,
+    name: p.name,
+    gtin: p.gtin,
+    firmware_version: p.firmware_version,
+    end_of_support: p.end_of_support,
+    status: p.status,
+    sbom_status: p.sbom_status,
+    sbom_components: p.sbom_components,
+  };
+}
+
+function withFieldOptions(command: Command): Command {
+  return command
+    .requiredOption('--org <slug>', 'organisation')
+    .requiredOption('--sku <sku>', 'stock-keeping unit, unique in the organisation')
+    .option('--gtin <gtin>', 'GTIN-8/12/13/14 (stored as 14 digits)')
+    .option('--firmware-version <version>', 'current firmware version')
+    .option('--end-of-support <timestamp>', 'declared end of support (RFC 3339)', timestampOption);
+}
+
+export function productCommand(): Command {
+  const product = new Command('product').description('the product catalogue');
+  withFieldOptions(product.command('add').description('add a product'))
+    .requiredOption('--name <name>', 'product name')
+    .action(
+      action(async (ctx, opts: FieldOptions & { name: string }) => {
+        const row = await ctx.products.addProduct(opts.org, opts.sku, {
+          name: opts.name,
+          gtin: opts.gtin,
+          firmwareVersion: opts.firmwareVersion,
+          endOfSupport: opts.endOfSupport,
+        });
+        return { json: view(row), text: `added product ${row.sku} (${row.id})` };
+      }),
+    );
+  withFieldOptions(product.command('update').description("change a product's fields"))
+    .option('--name <name>', 'product name')
+    .action(
+      action(async (ctx, opts: FieldOptions) => {
+        const row = await ctx.products.updateProduct(opts.org, opts.sku, {
+          name: opts.name,
+          gtin: opts.gtin,
+          firmwareVersion: opts.firmwareVersion,
+          endOfSupport: opts.endOfSupport,
+        });
+        return { json: view(row), text: `updated product ${row.sku}` };
+      }),
+    );
+  product
+    .command('archive')
+    .description('archive a product (it stays in the catalogue, marked archived)')
+    .requiredOption('--org <slug>', 'organisation')
+    .requiredOption('--sku <sku>', 'product SKU')
+    .action(
+      action(async (ctx, opts: { org: string; sku: string }) => {
+        const row = await ctx.products.archiveProduct(opts.org, opts.sku);
+        return { json: view(row), text: `archived product ${row.sku}` };
+      }),
+    );
+  product
+    .command('list')
+    .description("list an organisation's products")
+    .requiredOption('--org <slug>', 'organisation')
+    .action(
+      action(async (ctx, opts: { org: string }) => {
+        const org = await ctx.orgs.requireOrg(opts.org);
+        const rows = await ctx.products.listProducts(org.id);
+        return {
+          json: rows,
+          text: table(rows as unknown as Array<Record<string, unknown>>, ['sku', 'name', 'gtin', 'firmware_version', 'end_of_support', 'status', 'sbom_status', 'sbom_components', 'risk_level']),
+        };
+      }),
+    );
+  return product;
+}

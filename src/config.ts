@@ -1,0 +1,83 @@
+// Environment → one typed, frozen Config. The server and cra-admin both read it, so they
+// always talk to the same database. Every variable is listed in the README's table.
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  redisUrl: string | null;
+  apiHosts: ReadonlySet<string>;
+  productionUrl: string;
+  rateLimitPerMinute: number;
+  authFailureLimitPerMinute: number;
+  incidentMaxBytes: number;
+  sbomMaxBytes: number;
+  trustProxy: boolean | string;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function positiveInt(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) {
+    throw new ConfigError(`${name} must be a positive integer, got "${raw}"`);
+  }
+  return value;
+}
+
+function trustProxy(raw: string | undefined): boolean | string {
+  if (raw === undefined || raw === '' || raw === 'false' || raw === '0') return false;
+  if (raw === 'true' || raw === '1') return true;
+  // Fastify accepts a comma-separated list of addresses or CIDR ranges.
+  return raw;
+}
+
+function productionUrl(raw: string | undefined): string {
+  const value = (raw ?? 'https://api.cra-platform.example').replace(/\/+$/, '');
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(`PRODUCTION_URL must be an absolute URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new ConfigError('PRODUCTION_URL must use http or https');
+  }
+  return value;
+}
+
+export function loadConfig(env: Env = process.env): Readonly<Config> {
+  const databaseUrl = env.DATABASE_URL?.trim() || 'sqlite:./data/cra.db';
+  if (!databaseUrl.startsWith('sqlite:') && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must start with sqlite: or postgres://');
+  }
+  const port = env.PORT === undefined || env.PORT === '' ? 8080 : Number(env.PORT);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ConfigError(`PORT must be an integer from 0 to 65535, got "${env.PORT}"`);
+  }
+  const apiHosts = new Set(
+    (env.API_HOSTS ?? '')
+      .split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean),
+  );
+  return Object.freeze({
+    port,
+    host: env.HOST?.trim() || '0.0.0.0',
+    databaseUrl,
+    redisUrl: env.REDIS_URL?.trim() || null,
+    apiHosts,
+    productionUrl: productionUrl(env.PRODUCTION_URL),
+    rateLimitPerMinute: positiveInt(env, 'RATE_LIMIT_PER_MINUTE', 100),
+    authFailureLimitPerMinute: positiveInt(env, 'AUTH_FAILURE_LIMIT_PER_MINUTE', 30),
+    incidentMaxBytes: positiveInt(env, 'INCIDENT_MAX_BYTES', 64 * 1024),
+    sbomMaxBytes: positiveInt(env, 'SBOM_MAX_BYTES', 50 * 1024 * 1024),
+    trustProxy: trustProxy(env.TRUST_PROXY?.trim()),
+    logLevel: env.LOG_LEVEL?.trim() || 'info',
+  });
+}

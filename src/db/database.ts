@@ -1,0 +1,26 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { DB } from './schema.js';
+import type { DialectName } from './migrations/types.js';
+
+export type Trx = Transaction<DB>;
+/** What repositories accept: the database itself or a transaction on it. */
+export type Executor = Kysely<DB> | Trx;
+
+/**
+ * The handle every service receives. Feature code reads through `db` and writes through
+ * `transaction`, which resolves only once the commit is durable. It never asks which database
+ * it is talking to: that knowledge stays in this folder.
+ */
+export interface Database {
+  readonly db: Kysely<DB>;
+  readonly dialect: DialectName;
+  /**
+   * Runs `work` in a transaction and resolves after a durable commit. On SQLite concurrent
+   * calls are group-committed (one fsync for a batch, each call isolated by a savepoint), so a
+   * failing call never undoes another. Inside `work`, use only `trx`, and never nest calls.
+   */
+  transaction<T>(work: (trx: Trx) => Promise<T>): Promise<T>;
+  /** Cheap round trip for /readyz. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,164 @@
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+// The tables as the repositories see them. Dialect differences stay below this line:
+// timestamps are RFC 3339 strings with milliseconds on both databases (PostgreSQL's timestamptz
+// is parsed back into that form by db/postgres.ts), booleans are 0/1 integers, ids are UUID text.
+
+export type IntakeMode = 'signal' | 'case';
+export type ProductStatus = 'active' | 'archived';
+export type SbomStatus = 'none' | 'cyclonedx' | 'spdx';
+export type CaseStatus = 'open' | 'closed';
+
+export interface OrganisationsTable {
+  id: string;
+  slug: string;
+  name: string;
+  intake_mode: IntakeMode;
+  created_at: string;
+  /** Last incident number handed out; the next signal gets incident_seq + 1. */
+  incident_seq: Generated<number>;
+  /** Sequence number and hash of the newest activity registry entry (the chain's head). */
+  registry_seq: Generated<number>;
+  registry_head: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  org_id: string;
+  name: string;
+  /** Comma-separated scopes, e.g. "products:read,incidents:write". */
+  scopes: string;
+  digest: string;
+  prefix: string;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+  /** The previous secret's digest, accepted until grace_expires_at after a rotation. */
+  grace_digest: string | null;
+  grace_expires_at: string | null;
+}
+
+export interface ProductsTable {
+  id: string;
+  org_id: string;
+  sku: string;
+  name: string;
+  gtin: string | null;
+  firmware_version: string | null;
+  end_of_support: string | null;
+  status: ProductStatus;
+  sbom_status: SbomStatus;
+  sbom_components: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ReleasesTable {
+  id: string;
+  org_id: string;
+  product_id: string;
+  version: string;
+  created_at: string;
+}
+
+export interface SbomRevisionsTable {
+  id: string;
+  org_id: string;
+  product_id: string;
+  release_id: string;
+  /** 1, 2, 3 … within the release. */
+  revision: number;
+  format: 'cyclonedx' | 'spdx';
+  spec_version: string;
+  /** SHA-256 (hex) of the document's bytes as received. */
+  digest: string;
+  components: number;
+  source: string;
+  ingested_at: string;
+}
+
+export interface SbomComponentsTable {
+  sbom_id: string;
+  position: number;
+  name: string;
+  version: string | null;
+  purl: string | null;
+  type: string | null;
+  /** JSON array of license ids or names. */
+  licenses: string | null;
+  /** CycloneDX bom-ref or SPDX SPDXID. */
+  ref: string | null;
+}
+
+export interface SignalsTable {
+  id: string;
+  org_id: string;
+  incident_number: number;
+  status: string;
+  description: string;
+  title: string | null;
+  cve: string | null;
+  sku: string | null;
+  gtin: string | null;
+  product_id: string | null;
+  received_at: string;
+  /** "api:<key name>" or "cli". */
+  source: string;
+  reporter_name: string | null;
+  reporter_contact: string | null;
+}
+
+export interface CasesTable {
+  id: string;
+  org_id: string;
+  signal_id: string;
+  incident_number: number;
+  product_id: string | null;
+  title: string;
+  notifiable: number;
+  aware_at: string;
+  early_warning_deadline: string;
+  full_notification_deadline: string;
+  early_warning_sent_at: string | null;
+  notification_sent_at: string | null;
+  status: CaseStatus;
+  notes: string | null;
+  created_at: string;
+  closed_at: string | null;
+}
+
+export interface RegistryEntriesTable {
+  org_id: string;
+  seq: number;
+  at: string;
+  actor: string;
+  action: string;
+  subject: string;
+  /** Canonical JSON object; never holds a secret. */
+  details: string;
+  prev_hash: string;
+  hash: string;
+}
+
+export interface DB {
+  organisations: OrganisationsTable;
+  api_keys: ApiKeysTable;
+  products: ProductsTable;
+  releases: ReleasesTable;
+  sbom_revisions: SbomRevisionsTable;
+  sbom_components: SbomComponentsTable;
+  signals: SignalsTable;
+  cases: CasesTable;
+  registry_entries: RegistryEntriesTable;
+}
+
+export type Organisation = Selectable<OrganisationsTable>;
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type NewApiKey = Insertable<ApiKeysTable>;
+export type ProductRow = Selectable<ProductsTable>;
+export type NewProduct = Insertable<ProductsTable>;
+export type ProductUpdate = Updateable<ProductsTable>;
+export type SignalRow = Selectable<SignalsTable>;
+export type CaseRow = Selectable<CasesTable>;
+export type RegistryEntryRow = Selectable<RegistryEntriesTable>;

@@ -1,0 +1,50 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, ERROR_STATUS, type ErrorBody, type ErrorCode, type ErrorDetail } from '../errors.js';
+
+export function sendError(reply: FastifyReply, code: ErrorCode, message: string, details?: ErrorDetail[]): FastifyReply {
+  const body: ErrorBody = { errore: message, code, request_id: String(reply.request.id) };
+  if (details) body.details = details;
+  return reply.code(ERROR_STATUS[code]).type('application/json; charset=utf-8').send(body);
+}
+
+/** ajv's errors → JSON pointers into the body, as the 422's `details`. */
+function validationDetails(error: FastifyError): ErrorDetail[] {
+  return (error.validation ?? []).map((v) => {
+    const params = v.params as Record<string, unknown>;
+    const missing = typeof params.missingProperty === 'string' ? `/${params.missingProperty}` : '';
+    return { path: (v.instancePath || '') + missing || '/', message: v.message ?? 'is invalid' };
+  });
+}
+
+function classify(error: FastifyError): { code: ErrorCode; message: string; details?: ErrorDetail[] } {
+  if (error instanceof AppError) return { code: error.code, message: error.message, details: error.details };
+  if (error.validation) return { code: 'validation_failed', message: 'the request body is invalid', details: validationDetails(error) };
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return { code: 'unsupported_media_type', message: 'the body must be sent with Content-Type: application/json' };
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { code: 'payload_too_large', message: 'the body is larger than this operation accepts' };
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return { code: 'invalid_json', message: 'the body is empty; a JSON object is expected' };
+  }
+  // Fastify's JSON parser (secure-json-parse) reports syntax errors and __proto__/constructor
+  // poisoning as 400s.
+  if (error.statusCode === 400 && (error instanceof SyntaxError || error.code?.startsWith('FST_ERR_CTP'))) {
+    return { code: 'invalid_json', message: 'the body is not valid JSON' };
+  }
+  if (error.statusCode === 413) return { code: 'payload_too_large', message: 'the body is larger than this operation accepts' };
+  if (error.statusCode === 415) return { code: 'unsupported_media_type', message: 'the body must be sent with Content-Type: application/json' };
+  if (error.statusCode === 400) return { code: 'invalid_json', message: 'the request could not be read' };
+  return { code: 'internal_error', message: 'internal error' };
+}
+
+/** One place maps every error to the JSON error body; no stack trace ever leaves the process. */
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const { code, message, details } = classify(error);
+    if (code === 'internal_error') request.log.error({ err: error }, 'unhandled error');
+    else request.log.info({ code, status: ERROR_STATUS[code] }, message);
+    return sendError(reply, code, message, details);
+  });
+  app.setNotFoundHandler((request, reply) => sendError(reply, 'not_found', `no route for ${request.method} ${request.url.split('?')[0]}`));
+}

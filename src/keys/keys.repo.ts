@@ -1,0 +1,48 @@
+import type { Executor } from '../db/index.js';
+import type { ApiKeyRow, NewApiKey } from '../db/schema.js';
+
+export const keysRepo = {
+  async insert(db: Executor, key: NewApiKey): Promise<void> {
+    await db.insertInto('api_keys').values(key).execute();
+  },
+
+  findLiveByName(db: Executor, orgId: string, name: string): Promise<ApiKeyRow | undefined> {
+    return db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('org_id', '=', orgId)
+      .where('name', '=', name)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+  },
+
+  listByOrg(db: Executor, orgId: string): Promise<ApiKeyRow[]> {
+    return db.selectFrom('api_keys').selectAll().where('org_id', '=', orgId).orderBy('created_at').orderBy('name').execute();
+  },
+
+  /** The key whose current secret, or whose rotated-out secret still in grace, has this digest. */
+  findForAuthentication(db: Executor, digest: string, now: string) {
+    return db
+      .selectFrom('api_keys')
+      .select(['id', 'org_id', 'name', 'scopes', 'expires_at', 'revoked_at', 'last_used_at'])
+      .where((eb) =>
+        eb.or([
+          eb('digest', '=', digest),
+          eb.and([eb('grace_digest', '=', digest), eb('grace_expires_at', '>', now)]),
+        ]),
+      )
+      .executeTakeFirst();
+  },
+
+  async rotate(db: Executor, id: string, change: { digest: string; prefix: string; grace_digest: string | null; grace_expires_at: string | null }) {
+    await db.updateTable('api_keys').set(change).where('id', '=', id).execute();
+  },
+
+  async revoke(db: Executor, id: string, at: string): Promise<void> {
+    await db.updateTable('api_keys').set({ revoked_at: at, grace_digest: null, grace_expires_at: null }).where('id', '=', id).execute();
+  },
+
+  async touch(db: Executor, id: string, at: string): Promise<void> {
+    await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
+  },
+};

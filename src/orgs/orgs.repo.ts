@@ -1,0 +1,20 @@
+import type { Executor } from '../db/index.js';
+import type { IntakeMode, Organisation } from '../db/schema.js';
+
+export const orgsRepo = {
+  async insert(db: Executor, org: Omit<Organisation, 'incident_seq' | 'registry_seq'>): Promise<void> {
+    await db.insertInto('organisations').values(org).execute();
+  },
+  findBySlug(db: Executor, slug: string): Promise<Organisation | undefined> {
+    return db.selectFrom('organisations').selectAll().where('slug', '=', slug).executeTakeFirst();
+  },
+  findById(db: Executor, id: string): Promise<Organisation | undefined> {
+    return db.selectFrom('organisations').selectAll().where('id', '=', id).executeTakeFirst();
+  },
+  list(db: Executor): Promise<Organisation[]> {
+    return db.selectFrom('organisations').selectAll().orderBy('slug').execute();
+  },
+  async setIntakeMode(db: Executor, id: string, mode: IntakeMode): Promise<void> {
+    await db.updateTable('organisations').set({ intake_mode: mode }).where('id', '=', id).execute();
+  },
+};

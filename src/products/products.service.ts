@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto';
+import type { Database } from '../db/index.js';
+import { isUniqueViolation } from '../db/index.js';
+import type { ProductRow, ProductStatus, SbomStatus } from '../db/schema.js';
+import { AppError } from '../errors.js';
+import type { OrgService } from '../orgs/orgs.service.js';
+import { appendRegistryEntry } from '../registry/registry.service.js';
+import { iso, systemClock, type Clock } from '../shared/time.js';
+import { normaliseGtin } from './gtin.js';
+import { productsRepo } from './products.repo.js';
+import { riskLevel, type RiskLevel } from './risk.js';
+
+/** The API's Product shape (api-v1 §2). */
+export interface ProductView {
+  id: string;
+  name: string;
+  sku: string;
+  gtin: string | null;
+  firmware_version: string | null;
+  end_of_support: string | null;
+  sbom_components: number;
+  sbom_status: SbomStatus;
+  status: ProductStatus;
+  risk_level: RiskLevel;
+}
+
+export interface ProductFields {
+  name?: string;
+  gtin?: string | null;
+  firmwareVersion?: string | null;
+  endOfSupport?: Date | null;
+}
+
+const SKU = /^[A-Za-z0-9._\-]{1,100}$/;
+
+function checkedGtin(gtin: string | null | undefined): string | null | undefined {
+  if (gtin === undefined || gtin === null || gtin === '') return gtin === '' ? null : gtin;
+  const normalised = normaliseGtin(gtin);
+  if (!normalised) throw new AppError('validation_failed', `"${gtin}" is not a valid GTIN (8, 12, 13 or 14 digits with a correct check digit)`);
+  return normalised;
+}
+
+function checkedName(name: string | undefined): string | undefined {
+  if (name === undefined) return undefined;
+  const trimmed = name.trim();
+  if (!trimmed || trimmed.length > 200) throw new AppError('validation_failed', 'a product name must be 1–200 characters');
+  return trimmed;
+}
+
+export function createProductService(database: Database, orgs: OrgService, clock: Clock = systemClock) {
+  async function requireProduct(orgId: string, sku: string): Promise<ProductRow> {
+    const product = await productsRepo.findBySku(database.db, orgId, sku);
+    if (!product) throw new AppError('product_not_found', `no product with SKU "${sku}"`);
+    return product;
+  }
+
+  async function writeProduct(orgId: string, action: string, sku: string, details: Record<string, unknown>, write: (trx: Parameters<Parameters<Database['transaction']>[0]>[0]) => Promise<void>, at: string) {
+    try {
+      await database.transaction(async (trx) => {
+        await write(trx);
+        await appendRegistryEntry(trx, orgId, { actor: 'cli', action, subject: sku, details }, at);
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new AppError('conflict', 'another product of this organisation already has that SKU or GTIN');
+      throw error;
+    }
+  }
+
+  return {
+    requireProduct,
+
+    async addProduct(orgSlug: string, sku: string, fields: ProductFields & { name: string }): Promise<ProductRow> {
+      const org = await orgs.requireOrg(orgSlug);
+      if (!SKU.test(sku)) throw new AppError('validation_failed', 'a SKU is 1–100 letters, digits, dots, dashes or underscores');
+      const now = iso(clock());
+      const row: ProductRow = {
+        id: randomUUID(),
+        org_id: org.id,
+        sku,
+        name: checkedName(fields.name)!,
+        gtin: checkedGtin(fields.gtin) ?? null,
+        firmware_version: fields.firmwareVersion?.trim() || null,
+        end_of_support: fields.endOfSupport ? iso(fields.endOfSupport) : null,
+        status: 'active',
+        sbom_status: 'none',
+        sbom_components: 0,
+        created_at: now,
+        updated_at: now,
+      };
+      const { id: _id, org_id: _org, ...details } = row;
+      await writeProduct(org.id, 'product.added', sku, details, (trx) => productsRepo.insert(trx, row), now);
+      return row;
+    },
+
+    async updateProduct(orgSlug: string, sku: string, fields: ProductFields): Promise<ProductRow> {
+      const org = await orgs.requireOrg(orgSlug);
+      const product = await requireProduct(org.id, sku);
+      const now = iso(clock());
+      const change: Partial<ProductRow> = {};
+      if (fields.name !== undefined) change.name = checkedName(fields.name)!;
+      if (fields.gtin !== undefined) change.gtin = checkedGtin(fields.gtin) ?? null;
+      if (fields.firmwareVersion !== undefined) change.firmware_version = fields.firmwareVersion?.trim() || null;
+      if (fields.endOfSupport !== undefined) change.end_of_support = fields.endOfSupport ? iso(fields.endOfSupport) : null;
+      if (Object.keys(change).length === 0) throw new AppError('validation_failed', 'nothing to update');
+      await writeProduct(org.id, 'product.updated', sku, change, (trx) => productsRepo.update(trx, product.id, { ...change, updated_at: now }), now);
+      return { ...product, ...change, updated_at: now };
+    },
+
+    async archiveProduct(orgSlug: string, sku: string): Promise<ProductRow> {
+      const org = await orgs.requireOrg(orgSlug);
+      const product = await requireProduct(org.id, sku);
+      if (product.status === 'archived') return product;
+      const now = iso(clock());
+      await writeProduct(org.id, 'product.archived', sku, {}, (trx) => productsRepo.update(trx, product.id, { status: 'archived', updated_at: now }), now);
+      return { ...product, status: 'archived', updated_at: now };
+    },
+
+    /** The catalogue as the API returns it: every product, archived included, with its risk. */
+    async listProducts(orgId: string): Promise<ProductView[]> {
+      const rows = await productsRepo.listWithCaseCounts(database.db, orgId);
+      return rows.map((p) => ({
+        id: p.id,
+        name: p.name,
+        sku: p.sku,
+        gtin: p.gtin,
+        firmware_version: p.firmware_version,
+        end_of_support: p.end_of_support,
+        sbom_components: p.sbom_components,
+        sbom_status: p.sbom_status,
+        status: p.status,
+        risk_level: riskLevel(Number(p.open_cases), Number(p.open_notifiable_cases)),
+      }));
+    },
+  };
+}
+
+export type ProductService = ReturnType<typeof createProductService>;

@@ -1,0 +1,41 @@
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+import { migrateToLatest, openDatabase } from './db/index.js';
+import { createRateLimitStore } from './http/rate-limit/index.js';
+
+// Entry point: config → database → migrations → app → listen; SIGTERM/SIGINT close gracefully
+// (stop accepting, finish in-flight requests, close the database and rate-limit store).
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const database = openDatabase(config.databaseUrl);
+  await migrateToLatest(database);
+  const rateLimitStore = await createRateLimitStore(config.redisUrl);
+  const app = await buildApp({ config, database, rateLimitStore });
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down');
+    try {
+      await app.close();
+      await rateLimitStore.close();
+      await database.close();
+      process.exit(0);
+    } catch (error) {
+      app.log.error({ err: error }, 'error during shutdown');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  await app.listen({ port: config.port, host: config.host });
+}
+
+main().catch((error: unknown) => {
+  const message = error instanceof ConfigError ? error.message : error instanceof Error ? error.message : String(error);
+  process.stderr.write(`cra-api failed to start: ${message}\n`);
+  process.exit(1);
+});
