@@ -6,6 +6,7 @@ import { registerAuth } from './http/auth.js';
 import { API_PREFIX, SHORT_PREFIX } from './http/context.js';
 import { registerErrorHandling } from './http/errors.js';
 import { registerHealth } from './http/health.js';
+import { registerJsonOnly } from './http/json-body.js';
 import { registerShortFormHosts } from './http/hosts.js';
 import { trackOperations } from './http/method-not-allowed.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -52,6 +53,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   registerErrorHandling(app);
+  registerJsonOnly(app);
   await registerOpenApi(app, config);
   for (const schema of productSchemas) app.addSchema(schema);
 

@@ -1,0 +1,81 @@
+import type { TestContext } from 'node:test';
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import type { Database } from '../../src/db/index.js';
+import { MemoryRateLimitStore } from '../../src/http/rate-limit/index.js';
+import type { RateLimitStore } from '../../src/http/rate-limit/store.js';
+import { createKeyService } from '../../src/keys/keys.service.js';
+import type { Scope } from '../../src/keys/scopes.js';
+import { createOrgService } from '../../src/orgs/orgs.service.js';
+import { createProductService } from '../../src/products/products.service.js';
+import { createTestDatabase } from './db.js';
+
+/** A movable clock: tests jump in time instead of sleeping. */
+export class TestClock {
+  constructor(public current = new Date('2026-11-22T10:00:00.000Z')) {}
+  now = (): Date => new Date(this.current.getTime());
+  advance(ms: number): void {
+    this.current = new Date(this.current.getTime() + ms);
+  }
+}
+
+export interface Harness {
+  app: FastifyInstance;
+  database: Database;
+  config: Config;
+  clock: TestClock;
+  orgs: ReturnType<typeof createOrgService>;
+  keys: ReturnType<typeof createKeyService>;
+  products: ReturnType<typeof createProductService>;
+  /** A new organisation with one key holding `scopes`; returns the slug, org id and secret. */
+  tenant(slug: string, scopes: Scope[], options?: { intakeMode?: 'signal' | 'case' }): Promise<Tenant>;
+  request(options: InjectOptions & { key?: string }): ReturnType<FastifyInstance['inject']>;
+}
+
+export interface Tenant {
+  slug: string;
+  orgId: string;
+  key: string;
+  keyFor(scopes: Scope[], name?: string): Promise<string>;
+}
+
+/** The app on a fresh database of this run's backend, closed when the test ends. */
+export async function buildHarness(
+  t: TestContext | { after(fn: () => Promise<void>): void },
+  env: Record<string, string> = {},
+  options: { store?: RateLimitStore } = {},
+): Promise<Harness> {
+  const testDb = await createTestDatabase();
+  const config = loadConfig({ DATABASE_URL: testDb.url, LOG_LEVEL: 'silent', ...env });
+  const clock = new TestClock();
+  const store = options.store ?? new MemoryRateLimitStore(() => clock.now().getTime());
+  const app = await buildApp({ config, database: testDb.database, rateLimitStore: store, clock: clock.now, logger: false });
+  await app.ready();
+  const orgs = createOrgService(testDb.database, clock.now);
+  const keys = createKeyService(testDb.database, orgs, clock.now);
+  const products = createProductService(testDb.database, orgs, clock.now);
+  t.after(async () => {
+    await app.close();
+    await store.close();
+    await testDb.drop();
+  });
+  let keyCounter = 0;
+  return {
+    app,
+    database: testDb.database,
+    config,
+    clock,
+    orgs,
+    keys,
+    products,
+    async tenant(slug, scopes, opts = {}) {
+      const org = await orgs.createOrg({ slug, intakeMode: opts.intakeMode });
+      const keyFor = async (s: Scope[], name = `key-${++keyCounter}`) => (await keys.createKey({ org: slug, name, scopes: s })).secret;
+      return { slug, orgId: org.id, key: await keyFor(scopes), keyFor };
+    },
+    request({ key, headers, ...rest }) {
+      return app.inject({ ...rest, headers: { ...(key ? { 'x-cra-api-key': key } : {}), ...headers } });
+    },
+  };
+}

@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { buildHarness, type Harness, type Tenant } from '../helpers/app.js';
+import { securitySuite } from '../helpers/security.js';
+
+const URL = '/api/v1/external/products';
+
+securitySuite({
+  name: 'GET /products',
+  method: 'GET',
+  url: () => URL,
+  scope: 'products:read',
+  okStatus: 200,
+  async tenancy(h, a, b) {
+    await h.products.addProduct(a.slug, 'A-ONLY', { name: 'A product' });
+    const res = await h.request({ method: 'GET', url: URL, key: b.key });
+    assert.equal(res.statusCode, 200);
+    assert.deepEqual(res.json(), { products: [], count: 0 });
+  },
+});
+
+describe('GET /products', () => {
+  let h: Harness;
+  let acme: Tenant;
+  const cleanup: Array<() => Promise<void>> = [];
+  before(async () => {
+    h = await buildHarness({ after: (fn) => cleanup.push(fn) }, { API_HOSTS: 'api.example.test' });
+    acme = await h.tenant('acme', ['products:read']);
+    await h.products.addProduct('acme', 'RTR-2', {
+      name: 'Router 2',
+      gtin: '4006381333931',
+      firmwareVersion: '2.0.1',
+      endOfSupport: new Date('2030-12-31T00:00:00Z'),
+    });
+    await h.products.addProduct('acme', 'CAM-1', { name: 'Camera' });
+    await h.products.addProduct('acme', 'OLD-1', { name: 'Old thing' });
+    await h.products.archiveProduct('acme', 'OLD-1');
+  });
+  after(async () => {
+    for (const fn of cleanup) await fn();
+  });
+
+  it('returns every product, archived included, in the Product shape, with its count', async () => {
+    const res = await h.request({ method: 'GET', url: URL, key: acme.key });
+    assert.equal(res.statusCode, 200);
+    assert.match(res.headers['content-type'] as string, /^application\/json/);
+    const body = res.json();
+    assert.equal(body.count, 3);
+    assert.deepEqual(body.products.map((p: { sku: string }) => p.sku), ['CAM-1', 'OLD-1', 'RTR-2']);
+    const router = body.products.find((p: { sku: string }) => p.sku === 'RTR-2');
+    assert.deepEqual(Object.keys(router).sort(), [
+      'end_of_support', 'firmware_version', 'gtin', 'id', 'name', 'risk_level', 'sbom_components', 'sbom_status', 'sku', 'status',
+    ]);
+    assert.match(router.id, /^[0-9a-f-]{36}$/);
+    assert.equal(router.gtin, '04006381333931', 'GTIN is stored and returned as 14 digits');
+    assert.equal(router.firmware_version, '2.0.1');
+    assert.equal(router.end_of_support, '2030-12-31T00:00:00.000Z');
+    assert.equal(router.sbom_status, 'none');
+    assert.equal(router.sbom_components, 0);
+    assert.equal(router.status, 'active');
+    assert.equal(router.risk_level, 'low');
+    const camera = body.products.find((p: { sku: string }) => p.sku === 'CAM-1');
+    assert.equal(camera.gtin, null);
+    assert.equal(camera.end_of_support, null);
+    assert.equal(body.products.find((p: { sku: string }) => p.sku === 'OLD-1').status, 'archived');
+  });
+
+  it('ignores a query string: no pagination, no filtering', async () => {
+    const res = await h.request({ method: 'GET', url: `${URL}?limit=1&offset=1&status=active`, key: acme.key });
+    assert.equal(res.json().count, 3);
+  });
+
+  it('answers the short form only on a dedicated API host', async () => {
+    const onApiHost = await h.request({ method: 'GET', url: '/v1/products', key: acme.key, headers: { host: 'api.example.test' } });
+    assert.equal(onApiHost.statusCode, 200);
+    assert.equal(onApiHost.json().count, 3);
+    const withPort = await h.request({ method: 'GET', url: '/v1/products', key: acme.key, headers: { host: 'API.example.test:8443' } });
+    assert.equal(withPort.statusCode, 200);
+    const elsewhere = await h.request({ method: 'GET', url: '/v1/products', key: acme.key, headers: { host: 'console.example.test' } });
+    assert.equal(elsewhere.statusCode, 404);
+    assert.equal(elsewhere.json().code, 'not_found');
+    const wrongMethodElsewhere = await h.request({ method: 'DELETE', url: '/v1/products', headers: { host: 'console.example.test' } });
+    assert.equal(wrongMethodElsewhere.statusCode, 404);
+    const wrongMethodOnApiHost = await h.request({ method: 'DELETE', url: '/v1/products', headers: { host: 'api.example.test' } });
+    assert.equal(wrongMethodOnApiHost.statusCode, 405);
+  });
+
+  it('the full prefix answers on every host, the API host included', async () => {
+    const res = await h.request({ method: 'GET', url: URL, key: acme.key, headers: { host: 'api.example.test' } });
+    assert.equal(res.statusCode, 200);
+  });
+});
