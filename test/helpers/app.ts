@@ -1,5 +1,5 @@
 import type { TestContext } from 'node:test';
-import type { FastifyInstance, InjectOptions } from 'fastify';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Database } from '../../src/db/index.js';
@@ -30,7 +30,7 @@ export interface Harness {
   products: ReturnType<typeof createProductService>;
   /** A new organisation with one key holding `scopes`; returns the slug, org id and secret. */
   tenant(slug: string, scopes: Scope[], options?: { intakeMode?: 'signal' | 'case' }): Promise<Tenant>;
-  request(options: InjectOptions & { key?: string }): ReturnType<FastifyInstance['inject']>;
+  request(options: InjectOptions & { key?: string }): Promise<LightMyRequestResponse>;
 }
 
 export interface Tenant {
@@ -41,8 +41,12 @@ export interface Tenant {
 }
 
 /** The app on a fresh database of this run's backend, closed when the test ends. */
+export interface Teardown {
+  after(fn: () => Promise<void>): void;
+}
+
 export async function buildHarness(
-  t: TestContext | { after(fn: () => Promise<void>): void },
+  t: TestContext | Teardown,
   env: Record<string, string> = {},
   options: { store?: RateLimitStore } = {},
 ): Promise<Harness> {

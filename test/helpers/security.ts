@@ -48,7 +48,7 @@ export function securitySuite(op: OperationUnderTest): void {
 
     const cleanup: Array<() => Promise<void>> = [];
     before(async () => {
-      h = await buildHarness({ after: (fn) => cleanup.push(fn) });
+      h = await buildHarness({ after: (fn: () => Promise<void>) => cleanup.push(fn) });
       tenant = await h.tenant('sec-a', [op.scope]);
       await op.setup?.(h, tenant);
     });

@@ -24,7 +24,7 @@ describe('GET /products', () => {
   let acme: Tenant;
   const cleanup: Array<() => Promise<void>> = [];
   before(async () => {
-    h = await buildHarness({ after: (fn) => cleanup.push(fn) }, { API_HOSTS: 'api.example.test' });
+    h = await buildHarness({ after: (fn: () => Promise<void>) => cleanup.push(fn) }, { API_HOSTS: 'api.example.test' });
     acme = await h.tenant('acme', ['products:read']);
     await h.products.addProduct('acme', 'RTR-2', {
       name: 'Router 2',
