@@ -1,4 +1,4 @@
-import type { TestContext } from 'node:test';
+import { after, before, type TestContext } from 'node:test';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
@@ -81,5 +81,24 @@ export async function buildHarness(
     request({ key, headers, ...rest }) {
       return app.inject({ ...rest, headers: { ...(key ? { 'x-cra-api-key': key } : {}), ...headers } });
     },
+  };
+}
+
+/**
+ * For a describe block: builds one harness before its tests and tears it down after them.
+ * Returns a getter, since the harness exists only once `before` has run.
+ */
+export function useHarness(env: Record<string, string> = {}): () => Harness {
+  let harness: Harness | undefined;
+  const cleanup: Array<() => Promise<void>> = [];
+  before(async () => {
+    harness = await buildHarness({ after: (fn) => cleanup.push(fn) }, env);
+  });
+  after(async () => {
+    for (const fn of cleanup.reverse()) await fn();
+  });
+  return () => {
+    if (!harness) throw new Error('harness used outside a test');
+    return harness;
   };
 }
