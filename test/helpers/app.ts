@@ -92,7 +92,7 @@ export function useHarness(env: Record<string, string> = {}): () => Harness {
   let harness: Harness | undefined;
   const cleanup: Array<() => Promise<void>> = [];
   before(async () => {
-    harness = await buildHarness({ after: (fn) => cleanup.push(fn) }, env);
+    harness = await buildHarness({ after: (fn: () => Promise<void>) => cleanup.push(fn) }, env);
   });
   after(async () => {
     for (const fn of cleanup.reverse()) await fn();
