@@ -67,6 +67,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     store: rateLimitStore,
     perKeyPerMinute: config.rateLimitPerMinute,
     failuresPerAddressPerMinute: config.authFailureLimitPerMinute,
+    now: () => clock().getTime(),
   });
   const operations = trackOperations(app);
 

@@ -1,0 +1,49 @@
+import type { Executor } from '../db/index.js';
+import type { CaseRow } from '../db/schema.js';
+
+export type CaseUpdate = Partial<Pick<CaseRow, 'early_warning_sent_at' | 'notification_sent_at' | 'status' | 'closed_at'>>;
+
+/** A case as listed to administrators, with its product's SKU. */
+export interface CaseWithProduct extends CaseRow {
+  product_sku: string | null;
+}
+
+export const casesRepo = {
+  async insert(db: Executor, row: CaseRow): Promise<void> {
+    await db.insertInto('cases').values(row).execute();
+  },
+
+  /**
+   * Changes an open case, and only while `unset` (if given) is still null, so two concurrent
+   * recordings cannot both succeed. Returns whether the row changed.
+   */
+  async updateOpen(db: Executor, id: string, change: CaseUpdate, unset?: 'early_warning_sent_at' | 'notification_sent_at'): Promise<boolean> {
+    let query = db.updateTable('cases').set(change).where('id', '=', id).where('status', '=', 'open');
+    if (unset) query = query.where(unset, 'is', null);
+    const result = await query.executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  },
+
+  findByNumber(db: Executor, orgId: string, incidentNumber: number): Promise<CaseWithProduct | undefined> {
+    return db
+      .selectFrom('cases as c')
+      .leftJoin('products as p', 'p.id', 'c.product_id')
+      .selectAll('c')
+      .select('p.sku as product_sku')
+      .where('c.org_id', '=', orgId)
+      .where('c.incident_number', '=', incidentNumber)
+      .executeTakeFirst();
+  },
+
+  /** Every case of the organisation, open and closed, by incident number. */
+  list(db: Executor, orgId: string): Promise<CaseWithProduct[]> {
+    return db
+      .selectFrom('cases as c')
+      .leftJoin('products as p', 'p.id', 'c.product_id')
+      .selectAll('c')
+      .select('p.sku as product_sku')
+      .where('c.org_id', '=', orgId)
+      .orderBy('c.incident_number')
+      .execute();
+  },
+};

@@ -1,0 +1,209 @@
+import { randomUUID } from 'node:crypto';
+import type { Database } from '../db/index.js';
+import { isUniqueViolation } from '../db/index.js';
+import type { CaseRow, CaseStatus, SignalRow } from '../db/schema.js';
+import { AppError } from '../errors.js';
+import { signalsRepo } from '../incidents/signals.repo.js';
+import type { OrgService } from '../orgs/orgs.service.js';
+import { productsRepo } from '../products/products.repo.js';
+import { appendRegistryEntry } from '../registry/registry.service.js';
+import { iso, systemClock, type Clock } from '../shared/time.js';
+import { caseDeadlines, caseTitle } from './case-rules.js';
+import { casesRepo, type CaseWithProduct } from './cases.repo.js';
+
+/** Signal status once a case exists for it (the spec names only INCOMING). */
+export const SIGNAL_CASE_OPENED = 'CASE_OPENED';
+
+/** A case as the console shows it. Notes are confidential and never leave the database. */
+export interface CaseView {
+  id: string;
+  incident_number: number;
+  title: string;
+  product_sku: string | null;
+  notifiable: boolean;
+  status: CaseStatus;
+  aware_at: string;
+  early_warning_deadline: string;
+  full_notification_deadline: string;
+  early_warning_sent_at: string | null;
+  notification_sent_at: string | null;
+  created_at: string;
+  closed_at: string | null;
+}
+
+export function toCaseView(row: CaseWithProduct): CaseView {
+  return {
+    id: row.id,
+    incident_number: row.incident_number,
+    title: row.title,
+    product_sku: row.product_sku,
+    notifiable: row.notifiable === 1,
+    status: row.status,
+    aware_at: row.aware_at,
+    early_warning_deadline: row.early_warning_deadline,
+    full_notification_deadline: row.full_notification_deadline,
+    early_warning_sent_at: row.early_warning_sent_at,
+    notification_sent_at: row.notification_sent_at,
+    created_at: row.created_at,
+    closed_at: row.closed_at,
+  };
+}
+
+/** The row for a new open case on `signal`: same incident number, deadlines from awareness. */
+export function newCaseRow(signal: SignalRow, fields: { productId: string | null; title?: string | null; notifiable: boolean; awareAt: Date; note?: string | null; now: string }): CaseRow {
+  const deadlines = caseDeadlines(fields.awareAt);
+  return {
+    id: randomUUID(),
+    org_id: signal.org_id,
+    signal_id: signal.id,
+    incident_number: signal.incident_number,
+    product_id: fields.productId,
+    title: caseTitle(fields.title ?? signal.title, signal.description),
+    notifiable: fields.notifiable ? 1 : 0,
+    aware_at: iso(fields.awareAt),
+    early_warning_deadline: iso(deadlines.earlyWarning),
+    full_notification_deadline: iso(deadlines.fullNotification),
+    early_warning_sent_at: null,
+    notification_sent_at: null,
+    status: 'open',
+    notes: fields.note?.trim() || null,
+    created_at: fields.now,
+    closed_at: null,
+  };
+}
+
+export interface OpenCaseInput {
+  signalNumber: number;
+  notifiable?: boolean;
+  awareAt?: Date;
+  productSku?: string;
+  title?: string;
+  note?: string;
+}
+
+type Sent = 'early_warning_sent_at' | 'notification_sent_at';
+
+export function createCaseService(database: Database, orgs: OrgService, clock: Clock = systemClock) {
+  async function requireCase(orgId: string, incidentNumber: number): Promise<CaseWithProduct> {
+    const row = await casesRepo.findByNumber(database.db, orgId, incidentNumber);
+    if (!row) throw new AppError('not_found', `no case with incident number ${incidentNumber}`);
+    return row;
+  }
+
+  function notInFuture(at: Date, now: Date, what: string): void {
+    if (at.getTime() > now.getTime()) throw new AppError('validation_failed', `${what} ${iso(at)} is in the future`);
+  }
+
+  /** Records when the early warning or the notification was sent; once per case. */
+  async function recordSent(orgSlug: string, incidentNumber: number, column: Sent, at: Date | undefined): Promise<CaseView> {
+    const org = await orgs.requireOrg(orgSlug);
+    const row = await requireCase(org.id, incidentNumber);
+    const label = column === 'early_warning_sent_at' ? 'early warning' : 'notification';
+    if (row.status !== 'open') throw new AppError('conflict', `case ${incidentNumber} is closed`);
+    if (row[column] !== null) throw new AppError('conflict', `the ${label} of case ${incidentNumber} was already recorded at ${row[column]}`);
+    const now = clock();
+    const sentAt = at ?? now;
+    notInFuture(sentAt, now, `the ${label} time`);
+    // Sending before awareness would make the time-to-notify negative; it is a typo, not a fact.
+    if (sentAt.getTime() < Date.parse(row.aware_at)) {
+      throw new AppError('validation_failed', `the ${label} time ${iso(sentAt)} is before the case's awareness time ${row.aware_at}`);
+    }
+    const sentIso = iso(sentAt);
+    const deadline = column === 'early_warning_sent_at' ? row.early_warning_deadline : row.full_notification_deadline;
+    await database.transaction(async (trx) => {
+      if (!(await casesRepo.updateOpen(trx, row.id, { [column]: sentIso }, column))) {
+        throw new AppError('conflict', `case ${incidentNumber} changed meanwhile; list it and retry`);
+      }
+      await appendRegistryEntry(
+        trx,
+        org.id,
+        {
+          actor: 'cli',
+          action: column === 'early_warning_sent_at' ? 'case.early_warning_recorded' : 'case.notification_recorded',
+          subject: `case ${incidentNumber}`,
+          details: { incident_number: incidentNumber, sent_at: sentIso, deadline, on_time: sentIso <= deadline },
+        },
+        iso(now),
+      );
+    });
+    return toCaseView({ ...row, [column]: sentIso });
+  }
+
+  return {
+    /** The human decision of decisions §2: a signal becomes a case with the same number. */
+    async openCase(orgSlug: string, input: OpenCaseInput): Promise<CaseView> {
+      const org = await orgs.requireOrg(orgSlug);
+      const signal = await signalsRepo.findByNumber(database.db, org.id, input.signalNumber);
+      if (!signal) throw new AppError('not_found', `no signal with incident number ${input.signalNumber}`);
+      const duplicate = () => new AppError('conflict', `signal ${input.signalNumber} already has a case; a signal becomes at most one case`);
+      if (await casesRepo.findByNumber(database.db, org.id, input.signalNumber)) throw duplicate();
+      let productId = signal.product_id;
+      let productSku = signal.product_sku;
+      if (input.productSku !== undefined) {
+        const product = await productsRepo.findBySku(database.db, org.id, input.productSku);
+        if (!product) throw new AppError('product_not_found', `no product with SKU "${input.productSku}"`);
+        productId = product.id;
+        productSku = product.sku;
+      }
+      const now = clock();
+      const awareAt = input.awareAt ?? now;
+      notInFuture(awareAt, now, 'the awareness time');
+      const row = newCaseRow(signal, { productId, title: input.title, notifiable: input.notifiable ?? false, awareAt, note: input.note, now: iso(now) });
+      try {
+        await database.transaction(async (trx) => {
+          await casesRepo.insert(trx, row);
+          await signalsRepo.setStatus(trx, signal.id, SIGNAL_CASE_OPENED);
+          await appendRegistryEntry(
+            trx,
+            org.id,
+            {
+              actor: 'cli',
+              action: 'case.opened',
+              subject: `case ${row.incident_number}`,
+              details: { incident_number: row.incident_number, notifiable: input.notifiable ?? false, aware_at: row.aware_at, product_sku: productSku },
+            },
+            row.created_at,
+          );
+        });
+      } catch (error) {
+        if (isUniqueViolation(error)) throw duplicate();
+        throw error;
+      }
+      return toCaseView({ ...row, product_sku: productSku });
+    },
+
+    async listCases(orgSlug: string): Promise<CaseView[]> {
+      const org = await orgs.requireOrg(orgSlug);
+      return (await casesRepo.list(database.db, org.id)).map(toCaseView);
+    },
+
+    recordEarlyWarning: (orgSlug: string, incidentNumber: number, at?: Date) => recordSent(orgSlug, incidentNumber, 'early_warning_sent_at', at),
+    recordNotification: (orgSlug: string, incidentNumber: number, at?: Date) => recordSent(orgSlug, incidentNumber, 'notification_sent_at', at),
+
+    async closeCase(orgSlug: string, incidentNumber: number): Promise<CaseView> {
+      const org = await orgs.requireOrg(orgSlug);
+      const row = await requireCase(org.id, incidentNumber);
+      if (row.status !== 'open') throw new AppError('conflict', `case ${incidentNumber} is already closed`);
+      const now = iso(clock());
+      await database.transaction(async (trx) => {
+        if (!(await casesRepo.updateOpen(trx, row.id, { status: 'closed', closed_at: now }))) {
+          throw new AppError('conflict', `case ${incidentNumber} is already closed`);
+        }
+        await appendRegistryEntry(
+          trx,
+          org.id,
+          {
+            actor: 'cli',
+            action: 'case.closed',
+            subject: `case ${incidentNumber}`,
+            details: { incident_number: incidentNumber, early_warning_sent: row.early_warning_sent_at !== null, notification_sent: row.notification_sent_at !== null },
+          },
+          now,
+        );
+      });
+      return toCaseView({ ...row, status: 'closed', closed_at: now });
+    },
+  };
+}
+
+export type CaseService = ReturnType<typeof createCaseService>;

@@ -1,0 +1,46 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+// The NewIncident body and its 201 answer (api-v1 §2, decisions §1). Maximum lengths keep one
+// report well inside the route's 64 KiB body limit and the stored row bounded.
+
+export const NewIncidentSchema = Type.Object(
+  {
+    description: Type.String({
+      minLength: 1,
+      maxLength: 32_768,
+      // At least one non-whitespace character: a blank report is as empty as a missing one.
+      pattern: '\\S',
+      description: 'What was observed. Required; must contain at least one non-whitespace character.',
+    }),
+    title: Type.Optional(Type.String({ maxLength: 200, description: 'Short summary; the first line of the description is used when absent' })),
+    cve: Type.Optional(Type.String({ pattern: '^CVE-\\d{4}-\\d{4,}$', maxLength: 32, description: 'CVE identifier, e.g. CVE-2026-12345' })),
+    sku: Type.Optional(Type.String({ maxLength: 100, description: "SKU of the affected product in the key's organisation; no match is not an error" })),
+    gtin: Type.Optional(Type.String({ maxLength: 32, description: 'GTIN-8/12/13/14 of the affected product, used when sku does not match; no match is not an error' })),
+  },
+  {
+    $id: 'NewIncident',
+    title: 'NewIncident',
+    // With the app's removeAdditional, unknown fields are dropped before the handler: ignored, never stored.
+    additionalProperties: false,
+    description: 'An inbound security report. Unknown fields are ignored and not stored.',
+  },
+);
+
+const nullableTimestamp = (description: string) => Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description });
+
+export const IncidentCreatedSchema = Type.Object(
+  {
+    id: Type.String({ format: 'uuid', description: 'Identifier of the registered signal' }),
+    incident_number: Type.Integer({ minimum: 1, description: "Per-organisation number: 1, 2, 3 … without gaps" }),
+    status: Type.Union([Type.Literal('INCOMING'), Type.Literal('OPEN')], {
+      description: 'INCOMING: a signal awaiting triage (intake mode `signal`). OPEN: a notifiable case was opened at once (intake mode `case`).',
+    }),
+    awareness_timestamp: nullableTimestamp('Intake mode `case`: the instant of receipt (UTC). Intake mode `signal`: null, no clock runs yet.'),
+    early_warning_deadline: nullableTimestamp('Intake mode `case`: awareness + 24 h (CRA Art. 14). Intake mode `signal`: null.'),
+    full_notification_deadline: nullableTimestamp('Intake mode `case`: awareness + 72 h (CRA Art. 14). Intake mode `signal`: null.'),
+  },
+  { $id: 'IncidentCreated', title: 'IncidentCreated', additionalProperties: false },
+);
+
+export type NewIncident = Static<typeof NewIncidentSchema>;
+export type IncidentCreated = Static<typeof IncidentCreatedSchema>;

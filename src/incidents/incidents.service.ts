@@ -1,0 +1,114 @@
+import { randomUUID } from 'node:crypto';
+import type { Database, Executor } from '../db/index.js';
+import type { SignalRow } from '../db/schema.js';
+import { newCaseRow, SIGNAL_CASE_OPENED } from '../cases/cases.service.js';
+import { casesRepo } from '../cases/cases.repo.js';
+import { normaliseGtin } from '../products/gtin.js';
+import { productsRepo } from '../products/products.repo.js';
+import { appendRegistryEntry } from '../registry/registry.service.js';
+import { iso, systemClock, type Clock } from '../shared/time.js';
+import type { IncidentCreated, NewIncident } from './incidents.schemas.js';
+import { signalsRepo, type SignalWithProduct } from './signals.repo.js';
+
+/** Who sent the report: the key's organisation and a source label such as "api:<key name>". */
+export interface Reporter {
+  orgId: string;
+  source: string;
+}
+
+const SIGNAL_INCOMING = 'INCOMING';
+
+/** Blank optional strings carry no information; they are stored as null. */
+function optional(value: string | undefined): string | null {
+  const trimmed = value?.trim();
+  return trimmed ? trimmed : null;
+}
+
+/**
+ * The organisation's product the report names: by SKU, else by GTIN (normalised; an invalid one
+ * simply matches nothing). Only ever within `orgId`, so another tenant's SKU never matches.
+ */
+export async function matchProduct(db: Executor, orgId: string, sku: string | null, gtin: string | null): Promise<{ id: string; sku: string } | null> {
+  if (sku) {
+    const bySku = await productsRepo.findBySku(db, orgId, sku);
+    if (bySku) return { id: bySku.id, sku: bySku.sku };
+  }
+  const normalised = gtin ? normaliseGtin(gtin) : null;
+  if (normalised) {
+    const byGtin = await productsRepo.findByGtin(db, orgId, normalised);
+    if (byGtin) return { id: byGtin.id, sku: byGtin.sku };
+  }
+  return null;
+}
+
+export function createIncidentService(database: Database, clock: Clock = systemClock) {
+  return {
+    /**
+     * Registers an inbound report (decisions §1). Numbering, the signal, the case (intake mode
+     * `case`) and the registry entries commit together in one durable transaction.
+     */
+    async receiveSignal(reporter: Reporter, input: NewIncident): Promise<IncidentCreated> {
+      const sku = optional(input.sku);
+      const gtin = optional(input.gtin);
+      // Products are never deleted, so matching outside the transaction keeps it short.
+      const product = await matchProduct(database.db, reporter.orgId, sku, gtin);
+      const received = clock();
+      const receivedAt = iso(received);
+      return database.transaction(async (trx) => {
+        const { incidentNumber, intakeMode } = await signalsRepo.claimIncidentNumber(trx, reporter.orgId);
+        const signal: SignalRow = {
+          id: randomUUID(),
+          org_id: reporter.orgId,
+          incident_number: incidentNumber,
+          status: intakeMode === 'case' ? SIGNAL_CASE_OPENED : SIGNAL_INCOMING,
+          description: input.description,
+          title: optional(input.title),
+          cve: input.cve ?? null,
+          sku,
+          gtin,
+          product_id: product?.id ?? null,
+          received_at: receivedAt,
+          source: reporter.source,
+          reporter_name: null,
+          reporter_contact: null,
+        };
+        await signalsRepo.insert(trx, signal);
+        const subject = `signal ${incidentNumber}`;
+        const details = { incident_number: incidentNumber, product_sku: product?.sku ?? null, cve: signal.cve, intake_mode: intakeMode };
+        await appendRegistryEntry(trx, reporter.orgId, { actor: reporter.source, action: 'signal.received', subject, details }, receivedAt);
+        if (intakeMode !== 'case') {
+          return { id: signal.id, incident_number: incidentNumber, status: 'INCOMING', awareness_timestamp: null, early_warning_deadline: null, full_notification_deadline: null };
+        }
+        // Intake mode `case`: the machine-readable description's behaviour, awareness = receipt.
+        const kase = newCaseRow(signal, { productId: signal.product_id, notifiable: true, awareAt: received, now: receivedAt });
+        await casesRepo.insert(trx, kase);
+        await appendRegistryEntry(
+          trx,
+          reporter.orgId,
+          {
+            actor: reporter.source,
+            action: 'case.opened',
+            subject: `case ${incidentNumber}`,
+            details: { incident_number: incidentNumber, notifiable: true, aware_at: kase.aware_at, product_sku: product?.sku ?? null },
+          },
+          receivedAt,
+        );
+        return {
+          id: signal.id,
+          incident_number: incidentNumber,
+          status: 'OPEN',
+          awareness_timestamp: kase.aware_at,
+          early_warning_deadline: kase.early_warning_deadline,
+          full_notification_deadline: kase.full_notification_deadline,
+        };
+      });
+    },
+
+    /** Inbound signals, or only those that matched no product ("unattributed reports"). */
+    listSignals(orgId: string, options: { unattributed?: boolean } = {}): Promise<SignalWithProduct[]> {
+      return signalsRepo.list(database.db, orgId, options);
+    },
+  };
+}
+
+export type IncidentService = ReturnType<typeof createIncidentService>;

@@ -1,0 +1,54 @@
+import type { Executor, Trx } from '../db/index.js';
+import type { IntakeMode, SignalRow } from '../db/schema.js';
+
+/** A signal as listed to administrators, with the SKU of the product it matched. */
+export interface SignalWithProduct extends SignalRow {
+  product_sku: string | null;
+}
+
+export const signalsRepo = {
+  /**
+   * Hands out the organisation's next incident number and reads its intake mode in the same
+   * statement. The UPDATE takes the organisation's row lock until the transaction ends, so
+   * concurrent intakes (on any instance, on PostgreSQL too) queue here: no gap, no duplicate.
+   */
+  async claimIncidentNumber(trx: Trx, orgId: string): Promise<{ incidentNumber: number; intakeMode: IntakeMode }> {
+    const row = await trx
+      .updateTable('organisations')
+      .set((eb) => ({ incident_seq: eb('incident_seq', '+', 1) }))
+      .where('id', '=', orgId)
+      .returning(['incident_seq', 'intake_mode'])
+      .executeTakeFirstOrThrow();
+    return { incidentNumber: row.incident_seq, intakeMode: row.intake_mode };
+  },
+
+  async insert(db: Executor, signal: SignalRow): Promise<void> {
+    await db.insertInto('signals').values(signal).execute();
+  },
+
+  async setStatus(db: Executor, id: string, status: string): Promise<void> {
+    await db.updateTable('signals').set({ status }).where('id', '=', id).execute();
+  },
+
+  findByNumber(db: Executor, orgId: string, incidentNumber: number): Promise<SignalWithProduct | undefined> {
+    return db
+      .selectFrom('signals as s')
+      .leftJoin('products as p', 'p.id', 's.product_id')
+      .selectAll('s')
+      .select('p.sku as product_sku')
+      .where('s.org_id', '=', orgId)
+      .where('s.incident_number', '=', incidentNumber)
+      .executeTakeFirst();
+  },
+
+  list(db: Executor, orgId: string, options: { unattributed?: boolean } = {}): Promise<SignalWithProduct[]> {
+    let query = db
+      .selectFrom('signals as s')
+      .leftJoin('products as p', 'p.id', 's.product_id')
+      .selectAll('s')
+      .select('p.sku as product_sku')
+      .where('s.org_id', '=', orgId);
+    if (options.unattributed) query = query.where('s.product_id', 'is', null);
+    return query.orderBy('s.incident_number').execute();
+  },
+};

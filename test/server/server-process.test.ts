@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { runCli } from '../helpers/cli.js';
+import { createEmptyDatabaseUrl } from '../helpers/db.js';
+import { startServer, type RunningServer } from '../helpers/server.js';
+
+// The service as users run it: `node dist/server.js` as a process, keys from `cra-admin`,
+// requests over real HTTP.
+describe('the server process', () => {
+  let server: RunningServer;
+  let env: Record<string, string>;
+  let secret: string;
+  let drop: () => Promise<void>;
+
+  before(async () => {
+    const db = await createEmptyDatabaseUrl();
+    drop = db.drop;
+    env = { DATABASE_URL: db.url };
+    // cra-admin works on a database no server has touched yet: it migrates by itself.
+    assert.equal((await runCli(['org', 'create', 'proc', '--json'], env)).code, 0);
+    const key = await runCli(['key', 'create', '--org', 'proc', '--name', 'ci', '--scopes', 'products:read', '--json'], env);
+    secret = key.json().secret;
+    assert.equal((await runCli(['product', 'add', '--org', 'proc', '--sku', 'P-1', '--name', 'Pump'], env)).code, 0);
+    server = await startServer({ ...env, LOG_LEVEL: 'trace', API_HOSTS: 'localhost' });
+  });
+  after(async () => {
+    await server?.stop();
+    await drop?.();
+  });
+
+  it('serves the catalogue over HTTP with both key headers, full and short form', async () => {
+    const full = await fetch(`${server.url}/api/v1/external/products`, { headers: { 'X-CRA-API-Key': secret } });
+    assert.equal(full.status, 200);
+    assert.equal(full.headers.get('x-ratelimit-limit'), '100');
+    const body = (await full.json()) as { count: number; products: Array<{ sku: string }> };
+    assert.equal(body.count, 1);
+    assert.equal(body.products[0]!.sku, 'P-1');
+    const short = await fetch(`http://localhost:${server.port}/v1/products`, { headers: { Authorization: `Bearer ${secret}` } });
+    assert.equal(short.status, 200);
+  });
+
+  it('puts the serving host in the OpenAPI servers list', async () => {
+    const doc = (await (await fetch(`${server.url}/swagger/openapi.json`)).json()) as { servers: Array<{ url: string }> };
+    assert.equal(doc.servers[0]!.url, `${server.url}/api/v1/external`);
+  });
+
+  it('never writes a key to its logs, even at trace level', async () => {
+    await fetch(`${server.url}/api/v1/external/products`, { headers: { Authorization: `Bearer ${secret}` } });
+    await fetch(`${server.url}/api/v1/external/products`, { headers: { 'X-CRA-API-Key': `${secret.slice(0, -1)}x` } });
+    const logs = server.logs();
+    assert.match(logs, /incoming request/);
+    assert.equal(logs.includes(secret.slice(4, 34)), false);
+  });
+
+  it('stops on SIGTERM after finishing what is in flight, exit code 0', async () => {
+    const received = () => server.logs().split('incoming request').length - 1;
+    const before = received();
+    const inFlight = Array.from({ length: 20 }, () => fetch(`${server.url}/api/v1/external/products`, { headers: { 'X-CRA-API-Key': secret } }));
+    while (received() < before + 20) await new Promise((r) => setTimeout(r, 5));
+    const code = await server.stop('SIGTERM');
+    const statuses = (await Promise.all(inFlight)).map((r) => r.status);
+    assert.equal(code, 0);
+    assert.deepEqual(new Set(statuses), new Set([200]), 'every request received before SIGTERM was answered');
+    assert.match(server.logs(), /shutting down/);
+  });
+});
+
+describe('start-up errors', () => {
+  it('refuses a bad configuration with a clear message and exit 1', async () => {
+    await assert.rejects(startServer({ DATABASE_URL: 'mysql://nope', PORT: '0' }), /DATABASE_URL must start with sqlite: or postgres:\/\//);
+    await assert.rejects(startServer({ DATABASE_URL: 'sqlite::memory:', RATE_LIMIT_PER_MINUTE: 'lots' }), /RATE_LIMIT_PER_MINUTE must be a positive integer/);
+  });
+});
