@@ -15,6 +15,10 @@ import { createAuthenticator } from './keys/authenticate.js';
 import { createOrgService } from './orgs/orgs.service.js';
 import { listProductsRoute, productSchemas } from './products/list-products.routes.js';
 import { createProductService } from './products/products.service.js';
+import { complianceSchemas, complianceScoreRoute } from './compliance/compliance-score.routes.js';
+import { createComplianceService } from './compliance/compliance.service.js';
+import { createIncidentRoute, incidentSchemas } from './incidents/create-incident.routes.js';
+import { createIncidentService } from './incidents/incidents.service.js';
 import { systemClock, type Clock } from './shared/time.js';
 import './http/context.js';
 
@@ -56,9 +60,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerJsonOnly(app);
   await registerOpenApi(app, config);
   for (const schema of productSchemas) app.addSchema(schema);
+  for (const schema of [...incidentSchemas, ...complianceSchemas]) app.addSchema(schema);
 
   const orgs = createOrgService(database, clock);
   const products = createProductService(database, orgs, clock);
+  const incidents = createIncidentService(database, clock);
+  const compliance = createComplianceService(database, orgs, clock);
   const authenticate = createAuthenticator(database, clock, (error) => app.log.warn({ err: error }, 'could not record key use'));
 
   registerShortFormHosts(app, config.apiHosts);
@@ -74,6 +81,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Operations with a short form answer under both prefixes; SBOM ingest only under the full one.
   const shortFormOperations = async (scope: FastifyInstance) => {
     listProductsRoute(scope, { products });
+    createIncidentRoute(scope, { incidents, maxBytes: config.incidentMaxBytes });
+    complianceScoreRoute(scope, { compliance });
   };
   await app.register(shortFormOperations, { prefix: API_PREFIX });
   await app.register(shortFormOperations, { prefix: SHORT_PREFIX });

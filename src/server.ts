@@ -10,21 +10,27 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const database = openDatabase(config.databaseUrl);
   await migrateToLatest(database);
-  const rateLimitStore = await createRateLimitStore(config.redisUrl);
-  const app = await buildApp({ config, database, rateLimitStore });
+  // The store may report Redis trouble before the app (and its logger) exists.
+  let app: Awaited<ReturnType<typeof buildApp>> | undefined;
+  const log = {
+    warn: (obj: object, msg: string) => (app ? app.log.warn(obj, msg) : process.stderr.write(`${msg}\n`)),
+    info: (obj: object, msg: string) => app?.log.info(obj, msg),
+  };
+  const rateLimitStore = await createRateLimitStore(config.redisUrl, log);
+  app = await buildApp({ config, database, rateLimitStore });
 
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
-    app.log.info({ signal }, 'shutting down');
+    app!.log.info({ signal }, 'shutting down');
     try {
-      await app.close();
+      await app!.close();
       await rateLimitStore.close();
       await database.close();
       process.exit(0);
     } catch (error) {
-      app.log.error({ err: error }, 'error during shutdown');
+      app!.log.error({ err: error }, 'error during shutdown');
       process.exit(1);
     }
   };

@@ -4,6 +4,9 @@ import { migrateToLatest, openDatabase, type Database } from '../db/index.js';
 import { createKeyService } from '../keys/keys.service.js';
 import { createOrgService } from '../orgs/orgs.service.js';
 import { createProductService } from '../products/products.service.js';
+import { createCaseService } from '../cases/cases.service.js';
+import { createComplianceService } from '../compliance/compliance.service.js';
+import { createIncidentService } from '../incidents/incidents.service.js';
 import { parseDuration, parseTimestamp } from '../shared/time.js';
 
 /** Everything a command needs: the same config, database and services as the server. */
@@ -13,6 +16,9 @@ export interface CliContext {
   orgs: ReturnType<typeof createOrgService>;
   keys: ReturnType<typeof createKeyService>;
   products: ReturnType<typeof createProductService>;
+  incidents: ReturnType<typeof createIncidentService>;
+  cases: ReturnType<typeof createCaseService>;
+  compliance: ReturnType<typeof createComplianceService>;
 }
 
 export async function openContext(): Promise<CliContext> {
@@ -26,6 +32,9 @@ export async function openContext(): Promise<CliContext> {
     orgs,
     keys: createKeyService(database, orgs),
     products: createProductService(database, orgs),
+    incidents: createIncidentService(database),
+    cases: createCaseService(database, orgs),
+    compliance: createComplianceService(database, orgs),
   };
 }
 

@@ -8,6 +8,9 @@ import { keyCommand } from './commands/key.js';
 import { orgCommand } from './commands/org.js';
 import { productCommand } from './commands/product.js';
 import { registryCommand } from './commands/registry.js';
+import { caseCommand } from './commands/case.js';
+import { scoreCommand } from './commands/score.js';
+import { signalCommand } from './commands/signal.js';
 
 // cra-admin: the administrator's console. Thin commands over the server's own services, on the
 // database named by the same environment variables. Exit 0 ok, 1 error, 2 usage error.
@@ -35,6 +38,9 @@ function program(): Command {
   root.addCommand(keyCommand());
   root.addCommand(productCommand());
   root.addCommand(registryCommand());
+  root.addCommand(signalCommand());
+  root.addCommand(caseCommand());
+  root.addCommand(scoreCommand());
   // Every level accepts --json (also after the subcommand) and answers usage errors with exit 2.
   const configure = (command: Command) => {
     command.exitOverride();

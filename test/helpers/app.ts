@@ -3,13 +3,14 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Database } from '../../src/db/index.js';
-import { MemoryRateLimitStore } from '../../src/http/rate-limit/index.js';
+import { MemoryRateLimitStore, RedisRateLimitStore } from '../../src/http/rate-limit/index.js';
+import { randomUUID } from 'node:crypto';
 import type { RateLimitStore } from '../../src/http/rate-limit/store.js';
 import { createKeyService } from '../../src/keys/keys.service.js';
 import type { Scope } from '../../src/keys/scopes.js';
 import { createOrgService } from '../../src/orgs/orgs.service.js';
 import { createProductService } from '../../src/products/products.service.js';
-import { createTestDatabase } from './db.js';
+import { createTestDatabase, TEST_BACKEND, TEST_REDIS_URL } from './db.js';
 
 /** A movable clock: tests jump in time instead of sleeping. */
 export class TestClock {
@@ -53,7 +54,14 @@ export async function buildHarness(
   const testDb = await createTestDatabase();
   const config = loadConfig({ DATABASE_URL: testDb.url, LOG_LEVEL: 'silent', ...env });
   const clock = new TestClock();
-  const store = options.store ?? new MemoryRateLimitStore(() => clock.now().getTime());
+  // The scale-out configuration (postgres run) shares rate-limit windows through Redis.
+  const now = () => clock.now().getTime();
+  const store =
+    options.store ??
+    (TEST_BACKEND === 'postgres'
+      ? new RedisRateLimitStore(TEST_REDIS_URL, { keyPrefix: `test:${randomUUID()}:`, now })
+      : new MemoryRateLimitStore(now));
+  if (store instanceof RedisRateLimitStore) await store.waitUntilReady();
   const app = await buildApp({ config, database: testDb.database, rateLimitStore: store, clock: clock.now, logger: false });
   await app.ready();
   const orgs = createOrgService(testDb.database, clock.now);

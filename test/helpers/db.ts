@@ -10,6 +10,9 @@ export const TEST_BACKEND = (process.env.TEST_DATABASE ?? 'sqlite') as 'sqlite' 
 /** The shared PostgreSQL server; each test database is created on it and dropped after. */
 export const TEST_PG_ADMIN_URL = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
+/** The shared Redis; in the postgres run every harness limits through it, under its own key prefix. */
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
 export interface TestDatabase {
   url: string;
   database: Database;

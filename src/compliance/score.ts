@@ -1,0 +1,172 @@
+// The compliance indicators of decisions §3, as one pure function of the organisation's cases,
+// its products and the instant of evaluation. Nothing here reads a clock or a database, so
+// every rule is tested in isolation and `cra-admin score explain` prints the same breakdown.
+
+export interface ScoreCase {
+  incident_number: number;
+  title: string;
+  notifiable: boolean;
+  status: 'open' | 'closed';
+  aware_at: string;
+  early_warning_deadline: string;
+  full_notification_deadline: string;
+  early_warning_sent_at: string | null;
+  notification_sent_at: string | null;
+}
+
+export interface ScoreProduct {
+  sku: string;
+  status: 'active' | 'archived';
+  sbom_status: 'none' | 'cyclonedx' | 'spdx';
+  end_of_support: string | null;
+}
+
+export interface ActiveTimer {
+  incident_number: number;
+  title: string;
+  early_warning_deadline: string;
+  full_notification_deadline: string;
+}
+
+export interface ComplianceScore {
+  cra_health_score: number;
+  mttn_seconds: number | null;
+  sbom_coverage_percent: number;
+  open_incidents: number;
+  generated_at: string;
+  active_timers: ActiveTimer[];
+}
+
+export interface MissedDeadline {
+  incident_number: number;
+  deadline: 'early_warning' | 'full_notification';
+  due: string;
+  sent_at: string | null;
+}
+
+export interface RuleResult {
+  rule: 1 | 2 | 3 | 4;
+  name: string;
+  description: string;
+  inputs: Record<string, unknown>;
+  penalty: number;
+}
+
+export interface ScoreBreakdown {
+  start: 100;
+  rules: RuleResult[];
+  total_penalty: number;
+  /** 100 − total_penalty, before clamping to 0..100 and rounding. */
+  unclamped: number;
+  cra_health_score: number;
+}
+
+export const MTTN_THRESHOLD_SECONDS = 86_400;
+
+const ms = (timestamp: string) => Date.parse(timestamp);
+
+/** round(100 × active products with an SBOM / active products); 100 with no active product. */
+export function sbomCoverage(products: readonly ScoreProduct[]): { percent: number; active: number; covered: number } {
+  const active = products.filter((p) => p.status === 'active');
+  const covered = active.filter((p) => p.sbom_status !== 'none').length;
+  return { percent: active.length === 0 ? 100 : Math.round((100 * covered) / active.length), active: active.length, covered };
+}
+
+/** Mean seconds from awareness to early warning over cases that sent one, rounded; null if none. */
+export function meanTimeToNotify(cases: readonly ScoreCase[]): { seconds: number | null; cases: number } {
+  const sent = cases.filter((c) => c.early_warning_sent_at !== null);
+  if (sent.length === 0) return { seconds: null, cases: 0 };
+  const total = sent.reduce((sum, c) => sum + (ms(c.early_warning_sent_at!) - ms(c.aware_at)) / 1000, 0);
+  return { seconds: Math.round(total / sent.length), cases: sent.length };
+}
+
+/** Open notifiable cases still owing the early warning or the notification, earliest first. */
+export function activeTimers(cases: readonly ScoreCase[]): ActiveTimer[] {
+  return cases
+    .filter((c) => c.status === 'open' && c.notifiable && (c.early_warning_sent_at === null || c.notification_sent_at === null))
+    .sort((a, b) => ms(a.early_warning_deadline) - ms(b.early_warning_deadline) || a.incident_number - b.incident_number)
+    .map((c) => ({
+      incident_number: c.incident_number,
+      title: c.title,
+      early_warning_deadline: c.early_warning_deadline,
+      full_notification_deadline: c.full_notification_deadline,
+    }));
+}
+
+/**
+ * Deadlines of open notifiable cases that have passed (now is after them) and were not met:
+ * nothing sent, or sent after the deadline. Sending exactly at the deadline meets it.
+ */
+export function missedDeadlines(cases: readonly ScoreCase[], now: Date): MissedDeadline[] {
+  const missed: MissedDeadline[] = [];
+  for (const c of cases) {
+    if (c.status !== 'open' || !c.notifiable) continue;
+    const checks = [
+      { deadline: 'early_warning' as const, due: c.early_warning_deadline, sent: c.early_warning_sent_at },
+      { deadline: 'full_notification' as const, due: c.full_notification_deadline, sent: c.notification_sent_at },
+    ];
+    for (const { deadline, due, sent } of checks) {
+      const passed = now.getTime() > ms(due);
+      const met = sent !== null && ms(sent) <= ms(due);
+      if (passed && !met) missed.push({ incident_number: c.incident_number, deadline, due, sent_at: sent });
+    }
+  }
+  return missed;
+}
+
+export function computeScore(input: { cases: readonly ScoreCase[]; products: readonly ScoreProduct[]; now: Date }): {
+  score: ComplianceScore;
+  breakdown: ScoreBreakdown;
+} {
+  const { cases, products, now } = input;
+  const coverage = sbomCoverage(products);
+  const mttn = meanTimeToNotify(cases);
+  const missed = missedDeadlines(cases, now);
+  const unsupported = products.filter((p) => p.status === 'active' && p.end_of_support !== null && ms(p.end_of_support) < now.getTime());
+
+  const rules: RuleResult[] = [
+    {
+      rule: 1,
+      name: 'sbom_coverage',
+      description: '30 × (100 − sbom_coverage_percent) / 100',
+      inputs: { sbom_coverage_percent: coverage.percent, active_products: coverage.active, active_products_with_sbom: coverage.covered },
+      penalty: (30 * (100 - coverage.percent)) / 100,
+    },
+    {
+      rule: 2,
+      name: 'missed_deadlines',
+      description: '20 per passed, unmet deadline (early warning, notification) of an open notifiable case, at most 40',
+      inputs: { missed },
+      penalty: Math.min(20 * missed.length, 40),
+    },
+    {
+      rule: 3,
+      name: 'end_of_support_passed',
+      description: '10 per active product whose end of support has passed, at most 20',
+      inputs: { products: unsupported.map((p) => ({ sku: p.sku, end_of_support: p.end_of_support })) },
+      penalty: Math.min(10 * unsupported.length, 20),
+    },
+    {
+      rule: 4,
+      name: 'slow_notification',
+      description: `10 when mttn_seconds > ${MTTN_THRESHOLD_SECONDS}`,
+      inputs: { mttn_seconds: mttn.seconds, cases_with_early_warning: mttn.cases, threshold_seconds: MTTN_THRESHOLD_SECONDS },
+      penalty: mttn.seconds !== null && mttn.seconds > MTTN_THRESHOLD_SECONDS ? 10 : 0,
+    },
+  ];
+  const totalPenalty = rules.reduce((sum, r) => sum + r.penalty, 0);
+  const unclamped = 100 - totalPenalty;
+  const health = Math.round(Math.min(100, Math.max(0, unclamped)));
+
+  return {
+    score: {
+      cra_health_score: health,
+      mttn_seconds: mttn.seconds,
+      sbom_coverage_percent: coverage.percent,
+      open_incidents: cases.filter((c) => c.status === 'open').length,
+      generated_at: now.toISOString(),
+      active_timers: activeTimers(cases),
+    },
+    breakdown: { start: 100, rules, total_penalty: totalPenalty, unclamped, cra_health_score: health },
+  };
+}
