@@ -1,0 +1,91 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+// Private PostgreSQL and Redis servers for tests that stop or restart them; the shared ones on
+// this machine are left alone.
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+export interface PrivateRedis {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+  start(): Promise<void>;
+}
+
+export async function startPrivateRedis(): Promise<PrivateRedis> {
+  const port = await freePort();
+  let child: ChildProcess | undefined;
+  const start = async () => {
+    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    await waitFor(() => spawnSync('redis-cli', ['-p', String(port), 'ping']).stdout?.toString().includes('PONG') ?? false, 'redis');
+  };
+  const stop = async () => {
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((r) => child!.once('exit', r));
+    child.kill('SIGKILL');
+    await exited;
+  };
+  await start();
+  return { url: `redis://127.0.0.1:${port}`, port, start, stop };
+}
+
+export interface PrivatePostgres {
+  url: string;
+  stop(): Promise<void>;
+  start(): Promise<void>;
+  destroy(): Promise<void>;
+}
+
+function pgBin(name: string): string {
+  const versions = readdirSync('/usr/lib/postgresql').sort();
+  return join('/usr/lib/postgresql', versions[versions.length - 1]!, 'bin', name);
+}
+
+/** initdb into a temp folder and run it on a spare port (as the postgres user when root). */
+export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'cra-pg-'));
+  const asPostgres = process.getuid?.() === 0;
+  const run = (args: string[]) => {
+    const cmd = asPostgres ? 'runuser' : args[0]!;
+    const argv = asPostgres ? ['-u', 'postgres', '--', ...args] : args.slice(1);
+    const result = spawnSync(cmd, argv, { encoding: 'utf8' });
+    if (result.status !== 0) throw new Error(`${args.join(' ')} failed: ${result.stderr}`);
+  };
+  if (asPostgres) spawnSync('chown', ['postgres', dir]);
+  run([pgBin('initdb'), '-D', `${dir}/data`, '-A', 'trust', '-U', 'postgres', '--no-sync']);
+  const start = async () => run([pgBin('pg_ctl'), '-D', `${dir}/data`, '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`, '-w', '-l', `${dir}/log`, 'start']);
+  const stop = async () => run([pgBin('pg_ctl'), '-D', `${dir}/data`, '-m', 'immediate', '-w', 'stop']);
+  await start();
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    start,
+    stop,
+    async destroy() {
+      await stop().catch(() => {});
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
