@@ -15,4 +15,4 @@ export function openDatabase(url: string): Database {
   if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url);
   throw new Error('DATABASE_URL must start with sqlite: or postgres://');
 }
-export { isUniqueViolation } from './errors.js';
+export { isUnavailable, isUniqueViolation } from './errors.js';

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isUnavailable } from '../db/index.js';
 import { AppError, ERROR_STATUS, type ErrorBody, type ErrorCode, type ErrorDetail } from '../errors.js';
 
 export function sendError(reply: FastifyReply, code: ErrorCode, message: string, details?: ErrorDetail[]): FastifyReply {
@@ -35,6 +36,7 @@ function classify(error: FastifyError): { code: ErrorCode; message: string; deta
   if (error.statusCode === 413) return { code: 'payload_too_large', message: 'the body is larger than this operation accepts' };
   if (error.statusCode === 415) return { code: 'unsupported_media_type', message: 'the body must be sent with Content-Type: application/json' };
   if (error.statusCode === 400) return { code: 'invalid_json', message: 'the request could not be read' };
+  if (isUnavailable(error)) return { code: 'service_unavailable', message: 'the service is temporarily unavailable; retry later' };
   return { code: 'internal_error', message: 'internal error' };
 }
 
@@ -42,7 +44,7 @@ function classify(error: FastifyError): { code: ErrorCode; message: string; deta
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const { code, message, details } = classify(error);
-    if (code === 'internal_error') request.log.error({ err: error }, 'unhandled error');
+    if (code === 'internal_error' || code === 'service_unavailable') request.log.error({ err: error }, 'request failed');
     else request.log.info({ code, status: ERROR_STATUS[code] }, message);
     return sendError(reply, code, message, details);
   });
