@@ -1,0 +1,186 @@
+// SBOM ingest benchmark: CycloneDX 1.6 documents of 10,000 and 100,000 components POSTed to the
+// real server (dist/server.js on a temporary SQLite database), end to end: HTTP, parsing,
+// schema validation, storage with a durable commit.
+//
+//   npm run build && node bench/sbom-ingest.mjs [--runs 5] [--sizes 10000,100000]
+//
+// Reports per size the median request time, components per second, and the server's peak RSS
+// (VmHWM from /proc/<pid>/status, Linux only).
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const LICENSES = ['MIT', 'Apache-2.0', 'BSD-3-Clause', 'ISC', 'GPL-2.0-only', 'MPL-2.0'];
+const TYPES = ['library', 'library', 'library', 'framework', 'application'];
+
+/** Realistic components: name, group, version, purl, type, licences, bom-ref, a hash. */
+export function benchComponents(count) {
+  return Array.from({ length: count }, (_, i) => {
+    const group = `org.example.g${i % 97}`;
+    const name = `component-${i}`;
+    const version = `${i % 9}.${i % 17}.${i % 23}`;
+    const purl = `pkg:maven/${group}/${name}@${version}?type=jar`;
+    return {
+      type: TYPES[i % TYPES.length],
+      'bom-ref': purl,
+      group,
+      name,
+      version,
+      purl,
+      licenses: [{ license: { id: LICENSES[i % LICENSES.length] } }],
+      hashes: [{ alg: 'SHA-256', content: (i.toString(16).padStart(8, '0')).repeat(8) }],
+    };
+  });
+}
+
+/** One CycloneDX 1.6 document; a new serialNumber makes it a new document (a new revision). */
+export function benchDocument(components) {
+  return JSON.stringify({
+    bomFormat: 'CycloneDX',
+    specVersion: '1.6',
+    serialNumber: `urn:uuid:${randomUUID()}`,
+    version: 1,
+    metadata: {
+      timestamp: new Date().toISOString(),
+      component: { type: 'firmware', name: 'bench-gateway', version: '1.0.0', 'bom-ref': 'bench-gateway' },
+    },
+    components,
+  });
+}
+
+async function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function prepare(databaseUrl) {
+  const dist = (path) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
+  const [{ openDatabase, migrateToLatest }, { createOrgService }, { createKeyService }, { createProductService }] = await Promise.all([
+    dist('db/index.js'),
+    dist('orgs/orgs.service.js'),
+    dist('keys/keys.service.js'),
+    dist('products/products.service.js'),
+  ]);
+  const database = openDatabase(databaseUrl);
+  try {
+    await migrateToLatest(database);
+    const orgs = createOrgService(database);
+    await orgs.createOrg({ slug: 'bench' });
+    const { secret } = await createKeyService(database, orgs).createKey({ org: 'bench', name: 'bench', scopes: ['products:write'] });
+    await createProductService(database, orgs).addProduct('bench', 'BENCH-1', { name: 'Bench gateway' });
+    return secret;
+  } finally {
+    await database.close();
+  }
+}
+
+function peakRssMiB(pid) {
+  try {
+    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Math.round(Number(match[1]) / 1024) : null;
+  } catch {
+    return null;
+  }
+}
+
+async function startServer(env) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(ROOT, 'dist/server.js')], {
+    cwd: ROOT,
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 200; i++) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) return { child, url };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  child.kill();
+  throw new Error('server did not start');
+}
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+/** Runs the benchmark; resolves with one result per size. */
+export async function runSbomIngestBench({ sizes = [10_000, 100_000], runs = 5, log = console.log } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'cra-bench-sbom-'));
+  const databaseUrl = `sqlite:${join(dir, 'bench.db')}`;
+  const key = await prepare(databaseUrl);
+  const { child, url } = await startServer({ DATABASE_URL: databaseUrl, RATE_LIMIT_PER_MINUTE: '100000' });
+  const results = [];
+  try {
+    for (const size of sizes) {
+      const components = benchComponents(size);
+      const times = [];
+      let bytes = 0;
+      // The first upload warms up (schema compilation, JIT) and is not counted.
+      for (let run = 0; run <= runs; run++) {
+        const body = Buffer.from(benchDocument(components));
+        bytes = body.length;
+        const started = performance.now();
+        const res = await fetch(`${url}/api/v1/external/products/BENCH-1/sbom`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-cra-api-key': key },
+          body,
+        });
+        const answer = await res.json();
+        const elapsed = performance.now() - started;
+        if (res.status !== 201 || answer.components !== size) throw new Error(`unexpected answer ${res.status}: ${JSON.stringify(answer).slice(0, 500)}`);
+        if (run > 0) times.push(elapsed);
+      }
+      const ms = median(times);
+      const result = {
+        components: size,
+        document_mib: +(bytes / 1024 / 1024).toFixed(1),
+        runs,
+        median_ms: Math.round(ms),
+        min_ms: Math.round(Math.min(...times)),
+        components_per_second: Math.round(size / (ms / 1000)),
+        server_peak_rss_mib: peakRssMiB(child.pid),
+      };
+      results.push(result);
+      log(
+        `sbom ingest ${size.toLocaleString('en')} components (${result.document_mib} MiB): median ${result.median_ms} ms (min ${result.min_ms}), ` +
+          `${result.components_per_second.toLocaleString('en')} components/s, server peak RSS ${result.server_peak_rss_mib ?? '?'} MiB`,
+      );
+    }
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return results;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const arg = (name) => {
+    const i = process.argv.indexOf(`--${name}`);
+    return i > 0 ? process.argv[i + 1] : undefined;
+  };
+  const sizes = arg('sizes')?.split(',').map(Number) ?? undefined;
+  const runs = arg('runs') ? Number(arg('runs')) : undefined;
+  runSbomIngestBench({ sizes, runs }).catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,34 @@
+import { readFile } from 'node:fs/promises';
+import { Command } from 'commander';
+import { AppError } from '../../errors.js';
+import { action } from '../context.js';
+
+export function sbomCommand(): Command {
+  const sbom = new Command('sbom').description("SBOMs of the organisation's products");
+  sbom
+    .command('upload')
+    .description('ingest an SBOM file (CycloneDX JSON 1.2–1.7, SPDX 2.2/2.3 JSON, SPDX 3.0 JSON-LD): same result and errors as the API')
+    .requiredOption('--org <slug>', 'organisation')
+    .requiredOption('--sku <sku>', 'product SKU')
+    .argument('<file>', 'the SBOM document')
+    .action(
+      action(async (ctx, file: string, opts: { org: string; sku: string }) => {
+        const org = await ctx.orgs.requireOrg(opts.org);
+        const bytes = await readFile(file).catch((error: NodeJS.ErrnoException) => {
+          throw new AppError('not_found', `cannot read ${file}: ${error.code ?? error.message}`);
+        });
+        const { created, revision, sbom: body } = await ctx.sbom.ingestSbom({ orgId: org.id, sku: opts.sku, bytes, actor: 'cli' }).catch((error: unknown) => {
+          // The API returns the failing paths as `details`; here they follow the message.
+          if (error instanceof AppError && error.details?.length) {
+            throw new AppError(error.code, [error.message, ...error.details.map((d) => `  ${d.path}: ${d.message}`)].join('\n'));
+          }
+          throw error;
+        });
+        const text = created
+          ? `ingested ${body.format} ${body.spec_version} SBOM for ${body.product_sku} release ${body.release_version}: revision ${revision}, ${body.components} components (sbom ${body.sbom_id})`
+          : `${body.product_sku} already has this document: release ${body.release_version} revision ${revision} (sbom ${body.sbom_id}); nothing stored`;
+        return { json: body, text };
+      }),
+    );
+  return sbom;
+}

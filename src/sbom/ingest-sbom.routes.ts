@@ -1,0 +1,87 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { ErrorBodySchema } from '../errors.js';
+import { apiSecurity, authErrors, bodyErrors, success } from '../http/openapi-responses.js';
+import { CYCLONEDX_VERSIONS } from './cyclonedx-validator.js';
+import type { SbomIngestService } from './ingest.service.js';
+import { SbomIngestedSchema } from './sbom.schemas.js';
+
+/** Media types the operation accepts; all carry the same JSON documents. */
+export const SBOM_MEDIA_TYPES = ['application/json', 'application/vnd.cyclonedx+json', 'application/spdx+json'];
+
+const cycloneDx = Type.Object(
+  { bomFormat: Type.Literal('CycloneDX'), specVersion: Type.Union(CYCLONEDX_VERSIONS.map((v) => Type.Literal(v))) },
+  { title: 'CycloneDX JSON', description: 'A CycloneDX BOM in JSON, validated against the official schema of its specVersion' },
+);
+const spdx2 = Type.Object(
+  { spdxVersion: Type.Union([Type.Literal('SPDX-2.2'), Type.Literal('SPDX-2.3')]) },
+  { title: 'SPDX 2.2/2.3 JSON', description: 'An SPDX 2.2 or 2.3 document in JSON; its mandatory fields are checked' },
+);
+const spdx3 = Type.Object(
+  { '@context': Type.String({ description: 'https://spdx.org/rdf/3.0.x/spdx-context.jsonld' }), '@graph': Type.Array(Type.Object({})) },
+  { title: 'SPDX 3.0 JSON-LD', description: 'An SPDX 3.0 document in JSON-LD with an SpdxDocument naming its root elements' },
+);
+const anySbom = Type.Union([cycloneDx, spdx2, spdx3], { description: 'Any supported SBOM document' });
+
+const error = (description: string) => Type.Ref(ErrorBodySchema, { description });
+
+export function ingestSbomRoute(app: FastifyInstance, deps: { sbom: SbomIngestService; maxBytes: number }): void {
+  // The document's digest covers its exact bytes, so this operation reads a Buffer and the
+  // service parses it once; other routes keep Fastify's JSON parser.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser(SBOM_MEDIA_TYPES, { parseAs: 'buffer', bodyLimit: deps.maxBytes }, (_request, body, done) => done(null, body));
+
+  app.post<{ Params: { sku: string } }>(
+    '/products/:sku/sbom',
+    {
+      config: { scope: 'products:write' },
+      bodyLimit: deps.maxBytes,
+      // The body is checked by the ingest service (format, schema, digest); the schema below documents it.
+      validatorCompiler: () => (data) => ({ value: data }),
+      schema: {
+        operationId: 'ingestSbom',
+        summary: "Ingest an SBOM for a product's release",
+        description:
+          'Stores a CycloneDX (JSON, spec 1.2–1.7) or SPDX (2.2/2.3 JSON, 3.0 JSON-LD) document as a new revision of the product release it names ' +
+          "(CycloneDX metadata.component.version; SPDX: the described package's version; else the product's firmware_version; else `unversioned`). " +
+          'The identical document (same SHA-256 of the bytes) sent again for the same product answers 200 with the stored revision and stores nothing. ' +
+          `Content-Type: ${SBOM_MEDIA_TYPES.join(', ')}. Body limit: SBOM_MAX_BYTES (50 MiB by default). Requires scope \`products:write\`. ` +
+          'No short form: this operation answers only under /api/v1/external.',
+        tags: ['sbom'],
+        security: apiSecurity,
+        params: Type.Object({ sku: Type.String({ description: "The product's SKU in the key's organisation" }) }),
+        body: {
+          content: {
+            'application/json': { schema: anySbom },
+            'application/vnd.cyclonedx+json': { schema: cycloneDx },
+            'application/spdx+json': { schema: Type.Union([spdx2, spdx3]) },
+          },
+        },
+        response: {
+          201: success(Type.Ref(SbomIngestedSchema), 'Stored as a new revision of the release'),
+          200: success(Type.Ref(SbomIngestedSchema), 'This product already has the identical document; the stored revision'),
+          ...authErrors,
+          ...bodyErrors,
+          404: error('No product with this SKU in the organisation (code product_not_found)'),
+          409: error('The product is archived (code product_archived)'),
+          422: error(
+            'Neither CycloneDX JSON 1.2–1.7 nor SPDX 2.2/2.3 JSON or 3.0 JSON-LD (code unsupported_sbom_format), ' +
+              'or a recognised format that fails its schema (code invalid_sbom, `details` with JSON pointers)',
+          ),
+        },
+      },
+    },
+    async (request, reply) => {
+      const principal = request.principal!;
+      const result = await deps.sbom.ingestSbom({
+        orgId: principal.orgId,
+        sku: request.params.sku,
+        bytes: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
+        actor: `api:${principal.keyName}`,
+      });
+      return reply.code(result.created ? 201 : 200).send(result.sbom);
+    },
+  );
+}
+
+export const sbomSchemas = [SbomIngestedSchema];

@@ -1,0 +1,164 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { Database } from '../db/index.js';
+import { isUniqueViolation } from '../db/index.js';
+import type { ProductRow } from '../db/schema.js';
+import { AppError, type ErrorDetail } from '../errors.js';
+import { appendRegistryEntry } from '../registry/registry.service.js';
+import { iso, systemClock, type Clock } from '../shared/time.js';
+import { validateCycloneDx } from './cyclonedx-validator.js';
+import { detectFormat, type DetectedFormat } from './detect-format.js';
+import type { Json } from './json-checks.js';
+import { normaliseCycloneDx, normaliseSpdx2, normaliseSpdx3, type NormalisedSbom } from './normalise.js';
+import { parseDocument } from './parse-document.js';
+import { sbomRepo, type ComponentValues, type StoredRevision } from './sbom.repo.js';
+import type { SbomIngested } from './sbom.schemas.js';
+import { validateSpdx2 } from './spdx2-validator.js';
+import { validateSpdx3 } from './spdx3-validator.js';
+
+export interface IngestRequest {
+  orgId: string;
+  sku: string;
+  /** The document exactly as received: its SHA-256 is the digest. */
+  bytes: Buffer;
+  /** Who ingests, for the activity registry: "api:<key name>" or "cli". */
+  actor: string;
+}
+
+export interface IngestResult {
+  /** false when this product already has a revision with the same digest (nothing stored). */
+  created: boolean;
+  revision: number;
+  sbom: SbomIngested;
+}
+
+/** Format detection, validation and normalisation: pure, no I/O. */
+export function readSbom(document: unknown): { detected: DetectedFormat; normalised: NormalisedSbom } {
+  const detected = detectFormat(document);
+  const doc = document as Json;
+  let problems: ErrorDetail[];
+  let normalise: (doc: Json) => NormalisedSbom;
+  if (detected.kind === 'cyclonedx') [problems, normalise] = [validateCycloneDx(detected.specVersion, doc), normaliseCycloneDx];
+  else if (detected.kind === 'spdx2') [problems, normalise] = [validateSpdx2(detected.specVersion, doc), normaliseSpdx2];
+  else [problems, normalise] = [validateSpdx3(doc), normaliseSpdx3];
+  if (problems.length > 0) {
+    const name = detected.format === 'cyclonedx' ? 'CycloneDX' : 'SPDX';
+    throw new AppError('invalid_sbom', `the document is not valid ${name} ${detected.specVersion}`, problems);
+  }
+  return { detected, normalised: normalise(doc) };
+}
+
+function view(product: ProductRow, stored: StoredRevision): SbomIngested {
+  return {
+    sbom_id: stored.id,
+    product_sku: product.sku,
+    release_version: stored.release_version,
+    format: stored.format,
+    spec_version: stored.spec_version,
+    components: stored.components,
+    digest: stored.digest,
+    ingested_at: stored.ingested_at,
+  };
+}
+
+export function createSbomIngestService(
+  database: Database,
+  products: { requireProduct(orgId: string, sku: string): Promise<ProductRow> },
+  clock: Clock = systemClock,
+) {
+  async function existing(product: ProductRow, digest: string): Promise<IngestResult | null> {
+    const stored = await sbomRepo.findByDigest(database.db, product.id, digest);
+    return stored ? { created: false, revision: stored.revision, sbom: view(product, stored) } : null;
+  }
+
+  return {
+    /**
+     * Ingests one SBOM document as a new revision of the product's release, or answers with the
+     * revision already holding the identical document. Shared by the API and `cra-admin sbom upload`.
+     */
+    async ingestSbom(request: IngestRequest): Promise<IngestResult> {
+      const product = await products.requireProduct(request.orgId, request.sku);
+      if (product.status === 'archived') throw new AppError('product_archived', `product "${product.sku}" is archived`);
+      const digest = createHash('sha256').update(request.bytes).digest('hex');
+      const known = await existing(product, digest);
+      if (known) return known;
+
+      const { detected, normalised } = readSbom(parseDocument(request.bytes));
+      const releaseVersion = normalised.releaseVersion ?? product.firmware_version ?? 'unversioned';
+      const at = iso(clock());
+      const sbomId = randomUUID();
+      const count = normalised.components.length;
+      try {
+        const revision = await database.transaction(async (trx) => {
+          if (!(await sbomRepo.markProductSbom(trx, product.id, detected.format, count, at))) {
+            throw new AppError('product_archived', `product "${product.sku}" is archived`);
+          }
+          let releaseId = await sbomRepo.findReleaseId(trx, product.id, releaseVersion);
+          if (!releaseId) {
+            releaseId = randomUUID();
+            await sbomRepo.insertRelease(trx, { id: releaseId, org_id: product.org_id, product_id: product.id, version: releaseVersion, created_at: at });
+          }
+          const revision = await sbomRepo.nextRevision(trx, releaseId);
+          await sbomRepo.insertRevision(trx, {
+            id: sbomId,
+            org_id: product.org_id,
+            product_id: product.id,
+            release_id: releaseId,
+            revision,
+            format: detected.format,
+            spec_version: detected.specVersion,
+            digest,
+            components: count,
+            source: request.actor,
+            ingested_at: at,
+          });
+          const rows = normalised.components.map((c, position): ComponentValues => [
+            sbomId,
+            position,
+            c.name,
+            c.version,
+            c.purl,
+            c.type,
+            c.licenses.length > 0 ? JSON.stringify(c.licenses) : null,
+            c.ref,
+          ]);
+          await sbomRepo.insertComponents(trx, database.dialect, rows);
+          await appendRegistryEntry(
+            trx,
+            product.org_id,
+            {
+              actor: request.actor,
+              action: 'sbom.ingested',
+              subject: product.sku,
+              details: { sbom_id: sbomId, format: detected.format, spec_version: detected.specVersion, release: releaseVersion, revision, components: count, digest },
+            },
+            at,
+          );
+          return revision;
+        });
+        return {
+          created: true,
+          revision,
+          sbom: {
+            sbom_id: sbomId,
+            product_sku: product.sku,
+            release_version: releaseVersion,
+            format: detected.format,
+            spec_version: detected.specVersion,
+            components: count,
+            digest,
+            ingested_at: at,
+          },
+        };
+      } catch (error) {
+        // The same document sent twice at once: the other request stored it first.
+        if (isUniqueViolation(error)) {
+          const stored = await existing(product, digest);
+          if (stored) return stored;
+        }
+        throw error;
+      }
+    },
+  };
+}
+
+export type SbomIngestService = ReturnType<typeof createSbomIngestService>;

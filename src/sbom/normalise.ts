@@ -1,0 +1,127 @@
+import type { Json } from './json-checks.js';
+import { graphOf, idList } from './spdx3-validator.js';
+
+// Pure: a validated document → the product's release version (when the document names one)
+// and the components it lists besides the product itself, in document order.
+
+export interface NormalisedComponent {
+  name: string;
+  version: string | null;
+  purl: string | null;
+  type: string | null;
+  licenses: string[];
+  /** CycloneDX bom-ref, SPDX 2 SPDXID or SPDX 3 spdxId. */
+  ref: string | null;
+}
+
+export interface NormalisedSbom {
+  releaseVersion: string | null;
+  components: NormalisedComponent[];
+}
+
+/** A trimmed non-empty string, else null. NUL is dropped: PostgreSQL text cannot hold it. */
+function str(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const text = (value.includes('\u0000') ? value.replace(/\u0000/g, '') : value).trim();
+  return text === '' ? null : text;
+}
+const name = (value: unknown): string => str(value) ?? String(value);
+const NO_LICENSE = new Set(['NOASSERTION', 'NONE']);
+
+function cycloneDxLicenses(value: unknown): string[] {
+  if (!Array.isArray(value)) return [];
+  const out: string[] = [];
+  for (const choice of value as Json[]) {
+    const text = str(choice?.expression) ?? str((choice?.license as Json | undefined)?.id) ?? str((choice?.license as Json | undefined)?.name);
+    if (text) out.push(text);
+  }
+  return out;
+}
+
+/** CycloneDX: `components`, nested ones included (depth first); the release is metadata.component.version. */
+export function normaliseCycloneDx(doc: Json): NormalisedSbom {
+  const components: NormalisedComponent[] = [];
+  const walk = (list: unknown) => {
+    if (!Array.isArray(list)) return;
+    for (const c of list as Json[]) {
+      components.push({
+        name: name(c.name),
+        version: str(c.version),
+        purl: str(c.purl),
+        type: str(c.type),
+        licenses: cycloneDxLicenses(c.licenses),
+        ref: str(c['bom-ref']),
+      });
+      walk(c.components);
+    }
+  };
+  walk(doc.components);
+  const metadata = doc.metadata as Json | undefined;
+  return { releaseVersion: str((metadata?.component as Json | undefined)?.version), components };
+}
+
+function spdxLicenses(...values: unknown[]): string[] {
+  const out: string[] = [];
+  for (const v of values) {
+    const text = str(v);
+    if (text && !NO_LICENSE.has(text) && !out.includes(text)) out.push(text);
+  }
+  return out;
+}
+
+/** SPDX 2: packages other than those the document describes (documentDescribes, DESCRIBES, DESCRIBED_BY). */
+export function normaliseSpdx2(doc: Json): NormalisedSbom {
+  const described: string[] = [...((doc.documentDescribes as string[] | undefined) ?? [])];
+  for (const r of (doc.relationships as Json[] | undefined) ?? []) {
+    if (r.relationshipType === 'DESCRIBES' && r.spdxElementId === 'SPDXRef-DOCUMENT') described.push(String(r.relatedSpdxElement));
+    if (r.relationshipType === 'DESCRIBED_BY' && r.relatedSpdxElement === 'SPDXRef-DOCUMENT') described.push(String(r.spdxElementId));
+  }
+  const describedSet = new Set(described);
+  const packages = (doc.packages as Json[] | undefined) ?? [];
+  const byId = new Map(packages.map((p) => [p.SPDXID as string, p]));
+  const releaseVersion = described.map((id) => str(byId.get(id)?.versionInfo)).find((v) => v !== null) ?? null;
+  const components = packages
+    .filter((p) => !describedSet.has(p.SPDXID as string))
+    .map((p) => ({
+      name: name(p.name),
+      version: str(p.versionInfo),
+      purl: str(((p.externalRefs as Json[] | undefined) ?? []).find((r) => r.referenceType === 'purl')?.referenceLocator),
+      type: str(p.primaryPackagePurpose)?.toLowerCase() ?? null,
+      licenses: spdxLicenses(p.licenseDeclared, p.licenseConcluded),
+      ref: p.SPDXID as string,
+    }));
+  return { releaseVersion, components };
+}
+
+/** SPDX 3: software_Package elements other than the root elements of the SpdxDocument and its software_Sbom elements. */
+export function normaliseSpdx3(doc: Json): NormalisedSbom {
+  const graph = graphOf(doc);
+  const roots: string[] = [];
+  for (const node of graph) {
+    if (node.type === 'SpdxDocument' || node.type === 'software_Sbom') roots.push(...(idList(node.rootElement) ?? []));
+  }
+  const rootSet = new Set(roots);
+  const byId = new Map<string, Json>();
+  for (const node of graph) if (typeof node.spdxId === 'string') byId.set(node.spdxId, node);
+  // Licences hang off packages through hasDeclaredLicense / hasConcludedLicense relationships.
+  const licensesOf = new Map<string, unknown[]>();
+  for (const node of graph) {
+    if (node.relationshipType !== 'hasDeclaredLicense' && node.relationshipType !== 'hasConcludedLicense') continue;
+    const from = String(node.from);
+    const expressions = (idList(node.to) ?? []).map((id) => byId.get(id)?.simplelicensing_licenseExpression ?? byId.get(id)?.name);
+    licensesOf.set(from, [...(licensesOf.get(from) ?? []), ...expressions]);
+  }
+  const packages = graph.filter((n) => n.type === 'software_Package');
+  const releaseVersion = roots.map((id) => byId.get(id)).find((n) => n?.type === 'software_Package' && str(n.software_packageVersion));
+  const components = packages
+    .filter((p) => !rootSet.has(p.spdxId as string))
+    .map((p) => ({
+      name: name(p.name),
+      version: str(p.software_packageVersion),
+      purl: str(p.software_packageUrl),
+      type: str(p.software_primaryPurpose),
+      licenses: spdxLicenses(...(licensesOf.get(p.spdxId as string) ?? [])),
+      ref: p.spdxId as string,
+    }));
+  return { releaseVersion: releaseVersion ? str(releaseVersion.software_packageVersion) : null, components };
+}

@@ -1,0 +1,116 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { createOrgService } from '../../src/orgs/orgs.service.js';
+import { createProductService } from '../../src/products/products.service.js';
+import { buildHarness, type Harness, type Tenant } from '../helpers/app.js';
+import { runCli } from '../helpers/cli.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { FIXTURES, fixtureBytes, fixturePath } from './sbom-fixtures.js';
+
+const url = (sku: string) => `/api/v1/external/products/${sku}/sbom`;
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+const skuOf = (file: string) => file.replace(/^.*\//, '').replace(/[^A-Za-z0-9.-]/g, '-').slice(0, 90);
+// example7 names no version: with a firmware version the release is that, without one `unversioned`.
+const FIRMWARE = '7.7.7';
+
+describe('SBOM ingest of the published fixtures through the API', () => {
+  let h: Harness;
+  let acme: Tenant;
+  const cleanup: Array<() => Promise<void>> = [];
+  before(async () => {
+    h = await buildHarness({ after: (fn: () => Promise<void>) => cleanup.push(fn) });
+    acme = await h.tenant('acme', ['products:write', 'products:read']);
+    for (const f of FIXTURES) await h.products.addProduct('acme', skuOf(f.file), { name: f.file, firmwareVersion: FIRMWARE });
+    await h.products.addProduct('acme', 'NO-FIRMWARE', { name: 'no firmware version' });
+  });
+  after(async () => {
+    for (const fn of cleanup) await fn();
+  });
+
+  for (const f of FIXTURES) {
+    it(`${f.file}: ${f.format} ${f.specVersion}, ${f.components} components, release ${f.release ?? FIRMWARE}`, async () => {
+      const bytes = fixtureBytes(f.file);
+      const res = await h.request({ method: 'POST', url: url(skuOf(f.file)), key: acme.key, headers: { 'content-type': 'application/json' }, payload: bytes });
+      assert.equal(res.statusCode, 201, res.body);
+      const body = res.json();
+      assert.deepEqual(Object.keys(body).sort(), ['components', 'digest', 'format', 'ingested_at', 'product_sku', 'release_version', 'sbom_id', 'spec_version']);
+      assert.equal(body.product_sku, skuOf(f.file));
+      assert.equal(body.format, f.format);
+      assert.equal(body.spec_version, f.specVersion);
+      assert.equal(body.components, f.components);
+      assert.equal(body.release_version, f.release ?? FIRMWARE);
+      assert.equal(body.digest, sha256(bytes));
+      assert.match(body.sbom_id, /^[0-9a-f-]{36}$/);
+      assert.equal(body.ingested_at, h.clock.now().toISOString());
+      const stored = await h.database.db.selectFrom('sbom_components').select((eb) => eb.fn.countAll<number>().as('n')).where('sbom_id', '=', body.sbom_id).executeTakeFirstOrThrow();
+      assert.equal(Number(stored.n), f.components);
+    });
+  }
+
+  it('falls back to `unversioned` when neither the document nor the product names a version', async () => {
+    const res = await h.request({ method: 'POST', url: url('NO-FIRMWARE'), key: acme.key, headers: { 'content-type': 'application/spdx+json' }, payload: fixtureBytes('spdx/example7-spdx2.2-example7-bin.spdx.json') });
+    assert.equal(res.statusCode, 201, res.body);
+    assert.equal(res.json().release_version, 'unversioned');
+  });
+
+  it('stores name, version, purl, type, licenses and ref per component', async () => {
+    const res = await h.request({ method: 'POST', url: url('NO-FIRMWARE'), key: acme.key, headers: { 'content-type': 'application/vnd.cyclonedx+json' }, payload: fixtureBytes('cyclonedx/laravel-7.12.0-bom.1.4.json') });
+    assert.equal(res.statusCode, 201, res.body);
+    const first = await h.database.db.selectFrom('sbom_components').selectAll().where('sbom_id', '=', res.json().sbom_id).where('position', '=', 0).executeTakeFirstOrThrow();
+    // The laravel BOM's first component, as written in the file.
+    assert.deepEqual(
+      { name: first.name, version: first.version, purl: first.purl, type: first.type, licenses: first.licenses, ref: first.ref },
+      { name: 'stack-cors', version: '1.3.0', purl: 'pkg:composer/asm89/stack-cors@1.3.0', type: 'library', licenses: '["MIT"]', ref: 'asm89/stack-cors-1.3.0.0' },
+    );
+  });
+});
+
+describe('cra-admin sbom upload of the published fixtures (built CLI, subprocess)', () => {
+  let testDb: TestDatabase;
+  let env: Record<string, string>;
+  before(async () => {
+    testDb = await createTestDatabase();
+    env = { DATABASE_URL: testDb.url };
+    const orgs = createOrgService(testDb.database);
+    const products = createProductService(testDb.database, orgs);
+    await orgs.createOrg({ slug: 'cli-org' });
+    for (const f of FIXTURES) await products.addProduct('cli-org', skuOf(f.file), { name: f.file, firmwareVersion: FIRMWARE });
+  });
+  after(async () => {
+    await testDb.drop();
+  });
+
+  for (const f of FIXTURES) {
+    it(`${f.file} via cra-admin`, async () => {
+      const run = await runCli(['sbom', 'upload', '--org', 'cli-org', '--sku', skuOf(f.file), fixturePath(f.file), '--json'], env);
+      assert.equal(run.code, 0, run.stderr);
+      const body = run.json();
+      assert.equal(body.format, f.format);
+      assert.equal(body.spec_version, f.specVersion);
+      assert.equal(body.components, f.components);
+      assert.equal(body.release_version, f.release ?? FIRMWARE);
+      assert.equal(body.digest, sha256(fixtureBytes(f.file)));
+    });
+  }
+
+  it('uploading the same file again answers with the stored revision', async () => {
+    const f = FIXTURES[0]!;
+    const first = await runCli(['sbom', 'upload', '--org', 'cli-org', '--sku', skuOf(f.file), fixturePath(f.file), '--json'], env);
+    const again = await runCli(['sbom', 'upload', '--org', 'cli-org', '--sku', skuOf(f.file), fixturePath(f.file)], env);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /already has this document/);
+    assert.match(again.stdout, new RegExp(first.json().sbom_id));
+  });
+
+  it('reports errors on stderr with exit 1, with the failing paths', async () => {
+    const unknown = await runCli(['sbom', 'upload', '--org', 'cli-org', '--sku', 'NOPE', fixturePath(FIXTURES[0]!.file)], env);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /no product with SKU "NOPE"/);
+    const notJson = await runCli(['sbom', 'upload', '--org', 'cli-org', '--sku', skuOf(FIXTURES[0]!.file), fixturePath('README.md')], env);
+    assert.equal(notJson.code, 1);
+    assert.match(notJson.stderr, /not valid JSON/);
+    const usage = await runCli(['sbom', 'upload', '--org', 'cli-org', fixturePath(FIXTURES[0]!.file)], env);
+    assert.equal(usage.code, 2);
+  });
+});
