@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import type { Database, Trx } from './database.js';
 import type { DB } from './schema.js';
+import { withStatementCache } from './sqlite-statement-cache.js';
 
 interface Pending {
   work: (trx: Trx) => Promise<unknown>;
@@ -22,7 +23,7 @@ export function openSqlite(path: string): Database {
   native.pragma('synchronous = FULL');
   native.pragma('foreign_keys = ON');
   native.pragma('busy_timeout = 10000');
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: native }) });
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(native) }) });
 
   // Group commit: calls that arrive while a batch is being written wait for the next batch,
   // which commits them all with one fsync.

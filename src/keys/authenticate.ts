@@ -9,6 +9,8 @@ export interface Principal {
   keyName: string;
   orgId: string;
   scopes: ReadonlySet<Scope>;
+  /** The organisation's registry head when the request was authenticated: its change stamp. */
+  orgStamp: number;
 }
 
 const TOUCH_INTERVAL_MS = 60_000;
@@ -33,7 +35,7 @@ export function createAuthenticator(database: Database, clock: Clock = systemClo
       touchedAt.set(key.id, now.getTime());
       keysRepo.touch(database.db, key.id, nowIso).catch(onTouchError);
     }
-    return { keyId: key.id, keyName: key.name, orgId: key.org_id, scopes: new Set(key.scopes.split(',') as Scope[]) };
+    return { keyId: key.id, keyName: key.name, orgId: key.org_id, scopes: new Set(key.scopes.split(',') as Scope[]), orgStamp: key.org_stamp };
   };
 }
 

@@ -20,15 +20,19 @@ export const keysRepo = {
     return db.selectFrom('api_keys').selectAll().where('org_id', '=', orgId).orderBy('created_at').orderBy('name').execute();
   },
 
-  /** The key whose current secret, or whose rotated-out secret still in grace, has this digest. */
+  /**
+   * The key whose current secret, or whose rotated-out secret still in grace, has this digest,
+   * with its organisation's registry head (the change stamp read caches are keyed by).
+   */
   findForAuthentication(db: Executor, digest: string, now: string) {
     return db
-      .selectFrom('api_keys')
-      .select(['id', 'org_id', 'name', 'scopes', 'expires_at', 'revoked_at', 'last_used_at'])
+      .selectFrom('api_keys as k')
+      .innerJoin('organisations as o', 'o.id', 'k.org_id')
+      .select(['k.id', 'k.org_id', 'k.name', 'k.scopes', 'k.expires_at', 'k.revoked_at', 'k.last_used_at', 'o.registry_seq as org_stamp'])
       .where((eb) =>
         eb.or([
-          eb('digest', '=', digest),
-          eb.and([eb('grace_digest', '=', digest), eb('grace_expires_at', '>', now)]),
+          eb('k.digest', '=', digest),
+          eb.and([eb('k.grace_digest', '=', digest), eb('k.grace_expires_at', '>', now)]),
         ]),
       )
       .executeTakeFirst();

@@ -21,7 +21,8 @@ export function listProductsRoute(app: FastifyInstance, deps: { products: Produc
       },
     },
     async (request) => {
-      const products = await deps.products.listProducts(request.principal!.orgId);
+      const { orgId, orgStamp } = request.principal!;
+      const products = await deps.products.listProducts(orgId, orgStamp);
       return { products, count: products.length };
     },
   );

@@ -5,6 +5,7 @@ import type { ProductRow, ProductStatus, SbomStatus } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import type { OrgService } from '../orgs/orgs.service.js';
 import { appendRegistryEntry } from '../registry/registry.service.js';
+import { SnapshotCache } from '../shared/snapshot-cache.js';
 import { iso, systemClock, type Clock } from '../shared/time.js';
 import { normaliseGtin } from './gtin.js';
 import { productsRepo } from './products.repo.js';
@@ -48,6 +49,7 @@ function checkedName(name: string | undefined): string | undefined {
 }
 
 export function createProductService(database: Database, orgs: OrgService, clock: Clock = systemClock) {
+  const catalogue = new SnapshotCache<ProductView[]>();
   async function requireProduct(orgId: string, sku: string): Promise<ProductRow> {
     const product = await productsRepo.findBySku(database.db, orgId, sku);
     if (!product) throw new AppError('product_not_found', `no product with SKU "${sku}"`);
@@ -64,6 +66,22 @@ export function createProductService(database: Database, orgs: OrgService, clock
       if (isUniqueViolation(error)) throw new AppError('conflict', 'another product of this organisation already has that SKU or GTIN');
       throw error;
     }
+  }
+
+  async function loadProducts(orgId: string): Promise<ProductView[]> {
+    const rows = await productsRepo.listWithCaseCounts(database.db, orgId);
+    return rows.map((p) => ({
+      id: p.id,
+      name: p.name,
+      sku: p.sku,
+      gtin: p.gtin,
+      firmware_version: p.firmware_version,
+      end_of_support: p.end_of_support,
+      sbom_components: p.sbom_components,
+      sbom_status: p.sbom_status,
+      status: p.status,
+      risk_level: riskLevel(Number(p.open_cases), Number(p.open_notifiable_cases)),
+    }));
   }
 
   return {
@@ -115,23 +133,17 @@ export function createProductService(database: Database, orgs: OrgService, clock
       return { ...product, status: 'archived', updated_at: now };
     },
 
-    /** The catalogue as the API returns it: every product, archived included, with its risk. */
-    async listProducts(orgId: string): Promise<ProductView[]> {
-      const rows = await productsRepo.listWithCaseCounts(database.db, orgId);
-      return rows.map((p) => ({
-        id: p.id,
-        name: p.name,
-        sku: p.sku,
-        gtin: p.gtin,
-        firmware_version: p.firmware_version,
-        end_of_support: p.end_of_support,
-        sbom_components: p.sbom_components,
-        sbom_status: p.sbom_status,
-        status: p.status,
-        risk_level: riskLevel(Number(p.open_cases), Number(p.open_notifiable_cases)),
-      }));
+    /**
+     * The catalogue as the API returns it: every product, archived included, with its risk.
+     * With `stamp` (the organisation's registry head, read at authentication) the answer is
+     * cached until the next change.
+     */
+    async listProducts(orgId: string, stamp?: number): Promise<ProductView[]> {
+      if (stamp !== undefined) return catalogue.get(orgId, stamp, () => loadProducts(orgId));
+      return loadProducts(orgId);
     },
   };
+
 }
 
 export type ProductService = ReturnType<typeof createProductService>;

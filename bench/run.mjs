@@ -1,0 +1,60 @@
+// `npm run bench`: the service against the framework's limit on this machine, in one run.
+// Prints a table and writes bench/results.json. Options: --duration S (per HTTP target, 10),
+// --connections N (50), --sbom-runs N (5), --skip-sbom.
+import { writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { runHttpBench } from './http.mjs';
+import { runSbomIngestBench } from './sbom-ingest.mjs';
+
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : fallback;
+};
+const duration = Number(arg('duration', 10));
+const connections = Number(arg('connections', 50));
+const sbomRuns = Number(arg('sbom-runs', 5));
+
+const GOALS = {
+  'GET products': 0.35,
+  'GET compliance-score': 0.35,
+  'POST incidents': 0.15,
+  '429 path': 0.5,
+};
+
+console.log(`HTTP: ${connections} connections, ${duration} s per target (after a 2 s warm-up)`);
+const http = await runHttpBench({ duration, connections });
+let sbom = [];
+if (!process.argv.includes('--skip-sbom')) {
+  console.log(`SBOM ingest: CycloneDX 1.6, median of ${sbomRuns} uploads per size`);
+  sbom = await runSbomIngestBench({ sizes: [10_000, 100_000], runs: sbomRuns });
+}
+
+const rows = http.map((r) => {
+  const goal = GOALS[r.name];
+  const met = goal === undefined ? '' : r.ratio_to_bare >= goal && r.latency_p99_ms < 50 ? 'met' : 'MISSED';
+  return { ...r, goal: goal === undefined ? '' : `≥ ${goal}, p99 < 50 ms`, met };
+});
+
+const pad = (v, n) => String(v).padEnd(n);
+console.log(`\n${pad('target', 22)}${pad('req/s', 9)}${pad('ratio', 7)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('goal', 22)}status codes`);
+for (const r of rows) {
+  console.log(`${pad(r.name, 22)}${pad(r.requests_per_second, 9)}${pad(r.ratio_to_bare, 7)}${pad(r.latency_p50_ms, 8)}${pad(r.latency_p99_ms, 8)}${pad(r.goal ? `${r.goal} ${r.met}` : '', 22)}${JSON.stringify(r.status_codes)}`);
+}
+if (sbom.length) {
+  console.log(`\n${pad('SBOM components', 18)}${pad('MiB', 7)}${pad('median ms', 11)}${pad('components/s', 14)}${pad('peak RSS MiB', 14)}goal`);
+  for (const s of sbom) {
+    const goal = s.components === 10_000 ? (s.components_per_second >= 100_000 ? '≥ 100,000/s met' : '≥ 100,000/s MISSED') : s.server_peak_rss_mib < 1024 ? '< 1 GiB RSS met' : '< 1 GiB RSS MISSED';
+    console.log(`${pad(s.components.toLocaleString('en'), 18)}${pad(s.document_mib, 7)}${pad(s.median_ms, 11)}${pad(s.components_per_second.toLocaleString('en'), 14)}${pad(s.server_peak_rss_mib ?? '?', 14)}${goal}`);
+  }
+}
+
+const results = {
+  measured_at: new Date().toISOString(),
+  machine: { cpus: cpus().length, cpu_model: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version },
+  settings: { duration_s: duration, connections, sbom_runs: sbomRuns },
+  http: rows,
+  sbom_ingest: sbom,
+};
+writeFileSync(fileURLToPath(new URL('./results.json', import.meta.url)), `${JSON.stringify(results, null, 2)}\n`);
+console.log('\nwrote bench/results.json');
