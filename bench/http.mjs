@@ -68,7 +68,7 @@ function summarise(name, result) {
 }
 
 /** Seeds a service and measures every target; returns rows with ratios to the bare route. */
-export async function runHttpBench({ duration = 10, connections = 50, log = console.log } = {}) {
+export async function runHttpBench({ duration = 10, connections = 50, only = null, log = console.log } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'cra-bench-'));
   const env = { DATABASE_URL: `sqlite:${join(dir, 'bench.db')}` };
   admin(env, 'org', 'create', 'bench');
@@ -103,7 +103,7 @@ export async function runHttpBench({ duration = 10, connections = 50, log = cons
 
   const rows = [];
   try {
-    for (const [name, opts] of targets) {
+    for (const [name, opts] of targets.filter(([name], i) => i === 0 || !only || only.some((o) => name.includes(o)))) {
       await cannon({ ...opts, connections, duration: 2 }); // warm-up (JIT, caches)
       const result = await cannon({ ...opts, connections, duration });
       rows.push(summarise(name, result));

@@ -1,6 +1,6 @@
 // `npm run bench`: the service against the framework's limit on this machine, in one run.
 // Prints a table and writes bench/results.json. Options: --duration S (per HTTP target, 10),
-// --connections N (50), --sbom-runs N (5), --skip-sbom.
+// --connections N (50), --sbom-runs N (5), --skip-sbom, --only products,429 (targets by name).
 import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -23,7 +23,8 @@ const GOALS = {
 };
 
 console.log(`HTTP: ${connections} connections, ${duration} s per target (after a 2 s warm-up)`);
-const http = await runHttpBench({ duration, connections });
+const only = arg('only', null)?.split(',');
+const http = await runHttpBench({ duration, connections, only });
 let sbom = [];
 if (!process.argv.includes('--skip-sbom')) {
   console.log(`SBOM ingest: CycloneDX 1.6, median of ${sbomRuns} uploads per size`);

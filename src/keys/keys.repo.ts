@@ -1,5 +1,20 @@
 import type { Executor } from '../db/index.js';
+import { queryTemplate } from '../db/query-template.js';
 import type { ApiKeyRow, NewApiKey } from '../db/schema.js';
+
+// On every request's path, so compiled once (see queryTemplate).
+const authenticationQuery = queryTemplate((db, slot: (name: 'digest' | 'now') => string) =>
+  db
+    .selectFrom('api_keys as k')
+    .innerJoin('organisations as o', 'o.id', 'k.org_id')
+    .select(['k.id', 'k.org_id', 'k.name', 'k.scopes', 'k.expires_at', 'k.revoked_at', 'k.last_used_at', 'o.registry_seq as org_stamp'])
+    .where((eb) =>
+      eb.or([
+        eb('k.digest', '=', slot('digest')),
+        eb.and([eb('k.grace_digest', '=', slot('digest')), eb('k.grace_expires_at', '>', slot('now'))]),
+      ]),
+    ),
+);
 
 export const keysRepo = {
   async insert(db: Executor, key: NewApiKey): Promise<void> {
@@ -24,18 +39,9 @@ export const keysRepo = {
    * The key whose current secret, or whose rotated-out secret still in grace, has this digest,
    * with its organisation's registry head (the change stamp read caches are keyed by).
    */
-  findForAuthentication(db: Executor, digest: string, now: string) {
-    return db
-      .selectFrom('api_keys as k')
-      .innerJoin('organisations as o', 'o.id', 'k.org_id')
-      .select(['k.id', 'k.org_id', 'k.name', 'k.scopes', 'k.expires_at', 'k.revoked_at', 'k.last_used_at', 'o.registry_seq as org_stamp'])
-      .where((eb) =>
-        eb.or([
-          eb('k.digest', '=', digest),
-          eb.and([eb('k.grace_digest', '=', digest), eb('k.grace_expires_at', '>', now)]),
-        ]),
-      )
-      .executeTakeFirst();
+  async findForAuthentication(db: Executor, digest: string, now: string) {
+    const [row] = await authenticationQuery(db, { digest, now });
+    return row;
   },
 
   async rotate(db: Executor, id: string, change: { digest: string; prefix: string; grace_digest: string | null; grace_expires_at: string | null }) {
