@@ -19,6 +19,8 @@ import { complianceSchemas, complianceScoreRoute } from './compliance/compliance
 import { createComplianceService } from './compliance/compliance.service.js';
 import { createIncidentRoute, incidentSchemas } from './incidents/create-incident.routes.js';
 import { createIncidentService } from './incidents/incidents.service.js';
+import { createSbomIngestService } from './sbom/ingest.service.js';
+import { ingestSbomRoute, sbomSchemas } from './sbom/ingest-sbom.routes.js';
 import { systemClock, type Clock } from './shared/time.js';
 import './http/context.js';
 
@@ -61,11 +63,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerOpenApi(app, config);
   for (const schema of productSchemas) app.addSchema(schema);
   for (const schema of [...incidentSchemas, ...complianceSchemas]) app.addSchema(schema);
+  for (const schema of sbomSchemas) app.addSchema(schema);
 
   const orgs = createOrgService(database, clock);
   const products = createProductService(database, orgs, clock);
   const incidents = createIncidentService(database, clock);
   const compliance = createComplianceService(database, orgs, clock);
+  const sbom = createSbomIngestService(database, products, clock);
   const authenticate = createAuthenticator(database, clock, (error) => app.log.warn({ err: error }, 'could not record key use'));
 
   registerShortFormHosts(app, config.apiHosts);
@@ -86,6 +90,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   };
   await app.register(shortFormOperations, { prefix: API_PREFIX });
   await app.register(shortFormOperations, { prefix: SHORT_PREFIX });
+  // Encapsulated: its raw-body JSON parser applies to this operation only.
+  await app.register(async (scope) => ingestSbomRoute(scope, { sbom, maxBytes: config.sbomMaxBytes }), { prefix: API_PREFIX });
   operations.registerMethodNotAllowed();
 
   registerHealth(app, { database, store: rateLimitStore });

@@ -7,6 +7,7 @@ import { createProductService } from '../products/products.service.js';
 import { createCaseService } from '../cases/cases.service.js';
 import { createComplianceService } from '../compliance/compliance.service.js';
 import { createIncidentService } from '../incidents/incidents.service.js';
+import { createSbomIngestService } from '../sbom/ingest.service.js';
 import { parseDuration, parseTimestamp } from '../shared/time.js';
 
 /** Everything a command needs: the same config, database and services as the server. */
@@ -19,6 +20,7 @@ export interface CliContext {
   incidents: ReturnType<typeof createIncidentService>;
   cases: ReturnType<typeof createCaseService>;
   compliance: ReturnType<typeof createComplianceService>;
+  sbom: ReturnType<typeof createSbomIngestService>;
 }
 
 export async function openContext(): Promise<CliContext> {
@@ -26,15 +28,17 @@ export async function openContext(): Promise<CliContext> {
   const database = openDatabase(config.databaseUrl);
   await migrateToLatest(database);
   const orgs = createOrgService(database);
+  const products = createProductService(database, orgs);
   return {
     config,
     database,
     orgs,
     keys: createKeyService(database, orgs),
-    products: createProductService(database, orgs),
+    products,
     incidents: createIncidentService(database),
     cases: createCaseService(database, orgs),
     compliance: createComplianceService(database, orgs),
+    sbom: createSbomIngestService(database, products),
   };
 }
 

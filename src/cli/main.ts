@@ -8,6 +8,7 @@ import { keyCommand } from './commands/key.js';
 import { orgCommand } from './commands/org.js';
 import { productCommand } from './commands/product.js';
 import { registryCommand } from './commands/registry.js';
+import { sbomCommand } from './commands/sbom.js';
 import { caseCommand } from './commands/case.js';
 import { scoreCommand } from './commands/score.js';
 import { signalCommand } from './commands/signal.js';
@@ -38,6 +39,7 @@ function program(): Command {
   root.addCommand(keyCommand());
   root.addCommand(productCommand());
   root.addCommand(registryCommand());
+  root.addCommand(sbomCommand());
   root.addCommand(signalCommand());
   root.addCommand(caseCommand());
   root.addCommand(scoreCommand());

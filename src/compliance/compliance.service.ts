@@ -1,25 +1,39 @@
 import type { Database } from '../db/index.js';
 import type { OrgService } from '../orgs/orgs.service.js';
+import { SnapshotCache } from '../shared/snapshot-cache.js';
 import { systemClock, type Clock } from '../shared/time.js';
 import { complianceRepo } from './compliance.repo.js';
-import { computeScore, type ComplianceScore, type ScoreBreakdown } from './score.js';
+import { computeScore, type ComplianceScore, type ScoreBreakdown, type ScoreCase, type ScoreProduct } from './score.js';
+
+interface ScoreInputs {
+  cases: ScoreCase[];
+  products: ScoreProduct[];
+}
 
 export function createComplianceService(database: Database, orgs: OrgService, clock: Clock = systemClock) {
-  async function evaluate(orgId: string): Promise<{ score: ComplianceScore; breakdown: ScoreBreakdown }> {
+  // Only the inputs are cached (keyed by the registry head, which every case, product and SBOM
+  // change advances); the rules run on every request because deadlines pass with time alone.
+  const inputs = new SnapshotCache<ScoreInputs>();
+
+  async function load(orgId: string): Promise<ScoreInputs> {
     const [cases, products] = await Promise.all([complianceRepo.cases(database.db, orgId), complianceRepo.products(database.db, orgId)]);
-    return computeScore({ cases, products, now: clock() });
+    return { cases, products };
   }
 
   return {
-    /** The organisation's ComplianceScore as the API returns it. */
-    async complianceScore(orgId: string): Promise<ComplianceScore> {
-      return (await evaluate(orgId)).score;
+    /**
+     * The organisation's ComplianceScore as the API returns it. With `stamp` (the registry head
+     * read at authentication) the inputs are reused until the next change.
+     */
+    async complianceScore(orgId: string, stamp?: number): Promise<ComplianceScore> {
+      const data = await (stamp === undefined ? load(orgId) : inputs.get(orgId, stamp, () => load(orgId)));
+      return computeScore({ ...data, now: clock() }).score;
     },
 
     /** The score with its rule-by-rule breakdown, for `cra-admin score explain`. */
     async explainScore(orgSlug: string): Promise<{ score: ComplianceScore; breakdown: ScoreBreakdown }> {
       const org = await orgs.requireOrg(orgSlug);
-      return evaluate(org.id);
+      return computeScore({ ...(await load(org.id)), now: clock() });
     },
   };
 }
