@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
+import { chunkedInsert } from './bulk-insert.js';
 import type { Database } from './database.js';
 import type { DB } from './schema.js';
 
@@ -18,7 +19,14 @@ const types = {
 };
 
 export function openPostgres(url: string, poolSize = 10): Database {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: types as never });
+  // Bounded waits: a database that does not answer becomes a 503, never a request hanging forever.
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    types: types as never,
+    connectionTimeoutMillis: 5_000,
+    query_timeout: 30_000,
+  });
   // An idle client that loses its server must not crash the process; the next query reconnects.
   pool.on('error', () => {});
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
@@ -29,6 +37,10 @@ export function openPostgres(url: string, poolSize = 10): Database {
     // transactions itself; each call gets its own transaction on a pooled connection.
     transaction(work) {
       return db.transaction().execute(work);
+    },
+    // Multi-row INSERTs of up to ~1,000 rows, one round trip each, on the transaction's connection.
+    bulkInsert(trx, table, columns, values) {
+      return chunkedInsert(trx, 'postgres', table, columns, values);
     },
     async ping() {
       await sql`select 1`.execute(db);
