@@ -1,5 +1,22 @@
 import type { Executor, Trx } from '../db/index.js';
+import { queryTemplate } from '../db/query-template.js';
 import type { IntakeMode, SignalRow } from '../db/schema.js';
+
+// Numbering and the insert run on every intake: compiled once (see queryTemplate).
+const claimQuery = queryTemplate((db, slot: (name: 'org_id') => never) =>
+  db
+    .updateTable('organisations')
+    .set((eb) => ({ incident_seq: eb('incident_seq', '+', 1) }))
+    .where('id', '=', slot('org_id'))
+    .returning(['incident_seq', 'intake_mode']),
+);
+const SIGNAL_COLUMNS = [
+  'id', 'org_id', 'incident_number', 'status', 'description', 'title', 'cve', 'sku', 'gtin',
+  'product_id', 'received_at', 'source', 'reporter_name', 'reporter_contact',
+] as const;
+const insertQuery = queryTemplate((db, slot: (name: (typeof SIGNAL_COLUMNS)[number]) => never) =>
+  db.insertInto('signals').values(Object.fromEntries(SIGNAL_COLUMNS.map((c) => [c, slot(c)])) as unknown as SignalRow),
+);
 
 /** A signal as listed to administrators, with the SKU of the product it matched. */
 export interface SignalWithProduct extends SignalRow {
@@ -13,17 +30,13 @@ export const signalsRepo = {
    * concurrent intakes (on any instance, on PostgreSQL too) queue here: no gap, no duplicate.
    */
   async claimIncidentNumber(trx: Trx, orgId: string): Promise<{ incidentNumber: number; intakeMode: IntakeMode }> {
-    const row = await trx
-      .updateTable('organisations')
-      .set((eb) => ({ incident_seq: eb('incident_seq', '+', 1) }))
-      .where('id', '=', orgId)
-      .returning(['incident_seq', 'intake_mode'])
-      .executeTakeFirstOrThrow();
+    const [row] = await claimQuery(trx, { org_id: orgId });
+    if (!row) throw new Error(`organisation ${orgId} does not exist`);
     return { incidentNumber: row.incident_seq, intakeMode: row.intake_mode };
   },
 
   async insert(db: Executor, signal: SignalRow): Promise<void> {
-    await db.insertInto('signals').values(signal).execute();
+    await insertQuery(db, signal);
   },
 
   async setStatus(db: Executor, id: string, status: string): Promise<void> {

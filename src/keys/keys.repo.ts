@@ -3,7 +3,7 @@ import { queryTemplate } from '../db/query-template.js';
 import type { ApiKeyRow, NewApiKey } from '../db/schema.js';
 
 // On every request's path, so compiled once (see queryTemplate).
-const authenticationQuery = queryTemplate((db, slot: (name: 'digest' | 'now') => string) =>
+const authenticationQuery = queryTemplate((db, slot: (name: 'digest' | 'now') => never) =>
   db
     .selectFrom('api_keys as k')
     .innerJoin('organisations as o', 'o.id', 'k.org_id')

@@ -1,11 +1,20 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/index.js';
+import { queryTemplate } from '../db/query-template.js';
 import type { NewProduct, ProductRow, ProductUpdate } from '../db/schema.js';
 
 export interface ProductWithCaseCounts extends ProductRow {
   open_cases: number;
   open_notifiable_cases: number;
 }
+
+// Product matching runs on every intake: compiled once (see queryTemplate).
+const bySkuQuery = queryTemplate((db, slot: (name: 'org_id' | 'sku') => never) =>
+  db.selectFrom('products').selectAll().where('org_id', '=', slot('org_id')).where('sku', '=', slot('sku')),
+);
+const byGtinQuery = queryTemplate((db, slot: (name: 'org_id' | 'gtin') => never) =>
+  db.selectFrom('products').selectAll().where('org_id', '=', slot('org_id')).where('gtin', '=', slot('gtin')),
+);
 
 export const productsRepo = {
   async insert(db: Executor, product: NewProduct): Promise<void> {
@@ -16,12 +25,12 @@ export const productsRepo = {
     await db.updateTable('products').set(change).where('id', '=', id).execute();
   },
 
-  findBySku(db: Executor, orgId: string, sku: string): Promise<ProductRow | undefined> {
-    return db.selectFrom('products').selectAll().where('org_id', '=', orgId).where('sku', '=', sku).executeTakeFirst();
+  async findBySku(db: Executor, orgId: string, sku: string): Promise<ProductRow | undefined> {
+    return (await bySkuQuery(db, { org_id: orgId, sku }))[0];
   },
 
-  findByGtin(db: Executor, orgId: string, gtin: string): Promise<ProductRow | undefined> {
-    return db.selectFrom('products').selectAll().where('org_id', '=', orgId).where('gtin', '=', gtin).executeTakeFirst();
+  async findByGtin(db: Executor, orgId: string, gtin: string): Promise<ProductRow | undefined> {
+    return (await byGtinQuery(db, { org_id: orgId, gtin }))[0];
   },
 
   /** All of the organisation's products, archived included, with their open-case counts. */

@@ -1,5 +1,23 @@
 import type { Executor, Trx } from '../db/index.js';
+import { queryTemplate } from '../db/query-template.js';
 import type { RegistryEntryRow } from '../db/schema.js';
+
+// Appends run inside every write (signals, cases, keys, products, SBOMs): compiled once.
+const claimQuery = queryTemplate((db, slot: (name: 'org_id') => never) =>
+  db
+    .updateTable('organisations')
+    .set((eb) => ({ registry_seq: eb('registry_seq', '+', 1) }))
+    .where('id', '=', slot('org_id'))
+    .returning(['registry_seq', 'registry_head']),
+);
+const ENTRY_COLUMNS = ['org_id', 'seq', 'at', 'actor', 'action', 'subject', 'details', 'prev_hash', 'hash'] as const;
+type EntryColumn = (typeof ENTRY_COLUMNS)[number];
+const insertQuery = queryTemplate((db, slot: (name: EntryColumn) => never) =>
+  db.insertInto('registry_entries').values(Object.fromEntries(ENTRY_COLUMNS.map((c) => [c, slot(c)])) as unknown as RegistryEntryRow),
+);
+const setHeadQuery = queryTemplate((db, slot: (name: 'org_id' | 'hash') => never) =>
+  db.updateTable('organisations').set({ registry_head: slot('hash') }).where('id', '=', slot('org_id')),
+);
 
 export const registryRepo = {
   /**
@@ -8,18 +26,14 @@ export const registryRepo = {
    * any instance) queue here and the chain never forks.
    */
   async claimNextSeq(trx: Trx, orgId: string): Promise<{ seq: number; prevHash: string }> {
-    const row = await trx
-      .updateTable('organisations')
-      .set((eb) => ({ registry_seq: eb('registry_seq', '+', 1) }))
-      .where('id', '=', orgId)
-      .returning(['registry_seq', 'registry_head'])
-      .executeTakeFirstOrThrow();
+    const [row] = await claimQuery(trx, { org_id: orgId });
+    if (!row) throw new Error(`organisation ${orgId} does not exist`);
     return { seq: row.registry_seq, prevHash: row.registry_head };
   },
 
   async insert(trx: Trx, entry: RegistryEntryRow): Promise<void> {
-    await trx.insertInto('registry_entries').values(entry).execute();
-    await trx.updateTable('organisations').set({ registry_head: entry.hash }).where('id', '=', entry.org_id).execute();
+    await insertQuery(trx, entry);
+    await setHeadQuery(trx, { org_id: entry.org_id, hash: entry.hash });
   },
 
   async page(db: Executor, orgId: string, afterSeq: number, limit: number): Promise<RegistryEntryRow[]> {
