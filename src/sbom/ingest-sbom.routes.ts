@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { ErrorBodySchema } from '../errors.js';
 import { apiSecurity, authErrors, bodyErrors, success } from '../http/openapi-responses.js';
-import { CYCLONEDX_VERSIONS } from './cyclonedx-validator.js';
+import { CYCLONEDX_VERSIONS, cycloneDxValidator, isCycloneDxValidatorReady, type CycloneDxVersion } from './cyclonedx-validator.js';
 import type { SbomIngestService } from './ingest.service.js';
 import { SbomIngestedSchema } from './sbom.schemas.js';
 
@@ -30,6 +30,8 @@ export function ingestSbomRoute(app: FastifyInstance, deps: { sbom: SbomIngestSe
   // service parses it once; other routes keep Fastify's JSON parser.
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser(SBOM_MEDIA_TYPES, { parseAs: 'buffer', bodyLimit: deps.maxBytes }, (_request, body, done) => done(null, body));
+
+  warmUpValidators(app);
 
   app.post<{ Params: { sku: string } }>(
     '/products/:sku/sbom',
@@ -82,6 +84,30 @@ export function ingestSbomRoute(app: FastifyInstance, deps: { sbom: SbomIngestSe
       return reply.code(result.created ? 201 : 200).send(result.sbom);
     },
   );
+}
+
+/** Most used first: a request for a version not compiled yet compiles it itself. */
+const WARM_UP_ORDER: CycloneDxVersion[] = ['1.6', '1.5', '1.4', '1.7', '1.3', '1.2'];
+
+/**
+ * Compiling a CycloneDX schema takes ~0.1–0.5 s, which the first upload of each version would
+ * otherwise wait for. Once the server listens, they are compiled in the background, one per
+ * event-loop turn so that requests in between are served. Not under inject (tests): no listen.
+ */
+function warmUpValidators(app: FastifyInstance): void {
+  let closing = false;
+  app.addHook('onClose', async () => {
+    closing = true;
+  });
+  app.addHook('onListen', async () => {
+    const next = (i: number) => {
+      if (closing || i >= WARM_UP_ORDER.length) return;
+      const version = WARM_UP_ORDER[i]!;
+      if (!isCycloneDxValidatorReady(version)) cycloneDxValidator(version);
+      setImmediate(() => next(i + 1));
+    };
+    setImmediate(() => next(0));
+  });
 }
 
 export const sbomSchemas = [SbomIngestedSchema];

@@ -10,7 +10,7 @@ import { detectFormat, type DetectedFormat } from './detect-format.js';
 import type { Json } from './json-checks.js';
 import { normaliseCycloneDx, normaliseSpdx2, normaliseSpdx3, type NormalisedSbom } from './normalise.js';
 import { parseDocument } from './parse-document.js';
-import { sbomRepo, type ComponentValues, type StoredRevision } from './sbom.repo.js';
+import { sbomRepo, type StoredRevision } from './sbom.repo.js';
 import type { SbomIngested } from './sbom.schemas.js';
 import { validateSpdx2 } from './spdx2-validator.js';
 import { validateSpdx3 } from './spdx3-validator.js';
@@ -111,17 +111,7 @@ export function createSbomIngestService(
             source: request.actor,
             ingested_at: at,
           });
-          const rows = normalised.components.map((c, position): ComponentValues => [
-            sbomId,
-            position,
-            c.name,
-            c.version,
-            c.purl,
-            c.type,
-            c.licenses.length > 0 ? JSON.stringify(c.licenses) : null,
-            c.ref,
-          ]);
-          await sbomRepo.insertComponents(trx, database.dialect, rows);
+          await sbomRepo.insertComponents(database, trx, sbomId, normalised.components);
           await appendRegistryEntry(
             trx,
             product.org_id,

@@ -1,7 +1,8 @@
 // ajv checks `uniqueItems` by comparing every pair of items (O(n²)): ~16 s for 10,000
 // CycloneDX components. The schemas we compile carry this keyword instead, checked in one pass
 // by hashing each item (key order ignored, as ajv's deep equality does) and comparing the
-// canonical JSON text of items whose hashes collide.
+// canonical JSON text of items whose hashes collide. Small arrays (most of them: a component's
+// licences and hashes) are compared pairwise, which allocates nothing.
 export const UNIQUE_KEYWORD = 'x-unique-items';
 
 /** A deep copy of `schema` with every `uniqueItems: true` replaced by UNIQUE_KEYWORD. */
@@ -75,57 +76,129 @@ const fmix = (h: number): number => {
   return (h ^ (h >>> 16)) | 0;
 };
 
+/** Characters hashed from each end of a long string: bounds the cost per string; the bucket key need not be exact. */
+const STRING_SAMPLE = 16;
+const TAG_STRING = 0x3c6ef372;
+const TAG_NUMBER = 0x1b873593;
+const TAG_TRUE = 0x5bd1e995;
+const TAG_FALSE = 0x68e31da4;
+const TAG_NULL = 0x2f8a3c71;
+
+/** FNV-1a over the string's length and UTF-16 units (the first and last STRING_SAMPLE of a long one). */
+function stringHash(s: string): number {
+  const n = s.length;
+  let h = Math.imul(0x811c9dc5 ^ n, 0x01000193);
+  if (n <= 2 * STRING_SAMPLE) {
+    for (let i = 0; i < n; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  } else {
+    for (let i = 0; i < STRING_SAMPLE; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+    for (let i = n - STRING_SAMPLE; i < n; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  }
+  return h;
+}
+
+/** Levels of nesting the bucket key looks into: deeper values count only by kind and size. */
+const HASH_DEPTH = 2;
+
 /**
- * A 32-bit hash of a JSON value that ignores object key order, computed without building any
- * text: every distinct primitive gets a small id from a Map (V8 hashes the string natively),
- * object members combine commutatively, array items in order. Equal values hash equal.
+ * A 32-bit bucket key of a JSON value that ignores object key order: strings hashed in place
+ * (no Map of every distinct value, no text built), object members combined commutatively,
+ * array items in order, and only HASH_DEPTH levels deep (items of a large array differ near
+ * the top: ids, names, versions; hashing all of each one cost twice as much). Equal values (as
+ * ajv's deep equality has it) always get equal keys; unequal ones may share a key, which only
+ * costs an exact comparison.
  */
 class StructuralHash {
-  private readonly ids = new Map<unknown, number>();
+  /** Member name → its hash: a document repeats a few names on every item. */
+  private readonly names = new Map<string, number>();
 
-  private id(value: unknown): number {
-    let id = this.ids.get(value);
-    if (id === undefined) {
-      id = this.ids.size + 1;
-      this.ids.set(value, id);
+  private name(key: string): number {
+    let h = this.names.get(key);
+    if (h === undefined) {
+      h = stringHash(key);
+      this.names.set(key, h);
     }
-    return id;
+    return h;
   }
 
-  of(value: unknown): number {
-    if (value === null || typeof value !== 'object') return fmix(Math.imul(this.id(value), 0x9e3779b1));
-    if (Array.isArray(value)) {
-      let h = 0x811c9dc5 ^ value.length;
-      for (const item of value) h = Math.imul(h ^ this.of(item), 16777619);
-      return fmix(h);
+  of(value: unknown, depth = HASH_DEPTH): number {
+    switch (typeof value) {
+      case 'string':
+        return fmix(stringHash(value) ^ TAG_STRING);
+      case 'number':
+        // -0 and 0 are equal for ajv, and `| 0` maps both to 0.
+        return fmix((Number.isInteger(value) && Math.abs(value) <= 0x7fffffff ? value | 0 : stringHash(String(value))) ^ TAG_NUMBER);
+      case 'boolean':
+        return value ? TAG_TRUE : TAG_FALSE;
+      case 'object': {
+        if (value === null) return TAG_NULL;
+        if (Array.isArray(value)) {
+          let h = 0x811c9dc5 ^ value.length;
+          if (depth > 0) for (let i = 0; i < value.length; i++) h = Math.imul(h ^ this.of(value[i], depth - 1), 16777619);
+          return fmix(h);
+        }
+        let sum = 0;
+        let count = 0;
+        for (const key in value) {
+          if (depth > 0) sum = (sum + fmix(Math.imul(this.name(key), 0x27d4eb2d) ^ this.of((value as Record<string, unknown>)[key], depth - 1))) | 0;
+          count++;
+        }
+        return fmix(sum ^ Math.imul(count, 0x165667b1));
+      }
+      default:
+        return 0;
     }
-    let sum = 0;
-    let count = 0;
-    for (const key in value) {
-      sum = (sum + fmix(Math.imul(this.id(key), 0x27d4eb2d) ^ this.of((value as Record<string, unknown>)[key]))) | 0;
-      count++;
-    }
-    return fmix(sum ^ Math.imul(count, 0x165667b1));
   }
 }
 
+/** ajv's notion of equal JSON values: deep, object key order ignored. */
+function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let count = 0;
+  for (const key in x) {
+    if (!Object.prototype.hasOwnProperty.call(y, key) || !deepEqual(x[key], y[key])) return false;
+    count++;
+  }
+  for (const _key in y) count--;
+  return count === 0;
+}
+
+/** Up to this many items, pairwise comparison (at most 28 pairs) beats building buckets. */
+const PAIRWISE_MAX = 8;
+
 /**
  * Index of the first item equal to an earlier one, with that earlier index; null if all differ.
- * Linear: items are bucketed by structural hash; only items sharing a bucket are compared, by
- * canonical text through a Map, so even crafted collisions cost one serialisation per item.
+ * Linear: small arrays are compared pairwise (a bounded number of pairs); larger ones are
+ * bucketed by structural hash, and only items sharing a bucket are compared, by canonical
+ * text through a Map, so even crafted collisions cost one serialisation per item.
  */
 export function findDuplicate(items: readonly unknown[]): { index: number; firstIndex: number } | null {
-  if (items.length < 2) return null;
+  const n = items.length;
+  if (n < 2) return null;
+  if (n <= PAIRWISE_MAX) {
+    for (let i = 1; i < n; i++) for (let j = 0; j < i; j++) if (deepEqual(items[j], items[i])) return { index: i, firstIndex: j };
+    return null;
+  }
   const hash = new StructuralHash();
-  const canonical = new CanonicalText();
+  let canonical: CanonicalText | undefined;
   const buckets = new Map<number, number | Map<string, number>>();
-  for (let i = 0; i < items.length; i++) {
+  for (let i = 0; i < n; i++) {
     const h = hash.of(items[i]);
     const bucket = buckets.get(h);
     if (bucket === undefined) {
       buckets.set(h, i);
       continue;
     }
+    canonical ??= new CanonicalText();
     let texts: Map<string, number>;
     if (typeof bucket === 'number') {
       texts = new Map([[canonical.of(items[bucket]), bucket]]);

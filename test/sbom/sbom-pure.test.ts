@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { isDeepStrictEqual } from 'node:util';
 import { AppError } from '../../src/errors.js';
+import { validateCycloneDx } from '../../src/sbom/cyclonedx-validator.js';
 import { detectFormat } from '../../src/sbom/detect-format.js';
+import { withSetEnums } from '../../src/sbom/large-enums.js';
 import { normaliseSpdx2 } from '../../src/sbom/normalise.js';
 import { findDuplicate, withLinearUniqueItems } from '../../src/sbom/unique-items.js';
+import { cycloneDx16 } from './sbom-fixtures.js';
 
 describe('findDuplicate (linear uniqueItems)', () => {
   it('finds equal items whatever their key order, and only equal ones', () => {
@@ -15,12 +19,74 @@ describe('findDuplicate (linear uniqueItems)', () => {
     assert.equal(findDuplicate([{ 'a\u0000': 1, b: 2 }, { a: 1, '\u0000b': 2 }]), null, 'keys holding NUL do not collide');
   });
 
+  it('agrees with pairwise deep equality on random arrays, small and large, deep and shallow', () => {
+    // Deterministic pseudo-random values: few distinct leaves, so equal items (in other key
+    // orders) and items differing only deep inside (beyond the hash depth) are common.
+    let seed = 42;
+    const rnd = (n: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff;
+      return seed % n;
+    };
+    const value = (depth: number): unknown => {
+      const kind = depth > 3 ? rnd(3) : rnd(5);
+      if (kind === 0) return ['a', 'b', 'x'.repeat(40) + rnd(2) + 'y'.repeat(40)][rnd(3)];
+      if (kind === 1) return [0, 1, 1.5, true, null][rnd(5)];
+      if (kind === 2) return String(rnd(3));
+      if (kind === 3) return Array.from({ length: rnd(3) }, () => value(depth + 1));
+      const keys = ['k', 'l', 'm'].filter(() => rnd(2) === 1);
+      if (rnd(2)) keys.reverse();
+      return Object.fromEntries(keys.map((k) => [k, value(depth + 1)]));
+    };
+    const naive = (items: unknown[]) => {
+      for (let i = 1; i < items.length; i++) for (let j = 0; j < i; j++) if (isDeepStrictEqual(items[j], items[i])) return { index: i, firstIndex: j };
+      return null;
+    };
+    let found = 0;
+    for (let round = 0; round < 400; round++) {
+      const items = Array.from({ length: 1 + rnd(round % 2 ? 6 : 40) }, () => value(0));
+      const expected = naive(items);
+      if (expected) found++;
+      assert.deepEqual(findDuplicate(items), expected, JSON.stringify(items));
+    }
+    assert.ok(found > 50 && found < 390, `both outcomes are exercised (${found} with duplicates)`);
+  });
+
   it('moves uniqueItems to the linear keyword everywhere in a schema copy', () => {
     const schema = { properties: { a: { type: 'array', uniqueItems: true, items: { properties: { b: { uniqueItems: true } } } } } };
     const copy = withLinearUniqueItems(schema);
     assert.ok(!JSON.stringify(copy).includes('"uniqueItems"'));
     assert.equal(JSON.stringify(copy).match(/x-unique-items/g)!.length, 2);
     assert.equal(schema.properties.a.uniqueItems, true, 'the original is untouched');
+  });
+});
+
+describe('large string enums (a Set instead of a scan)', () => {
+  it('rewrites only large all-string enums in schema positions', () => {
+    const many = Array.from({ length: 20 }, (_, i) => `v${i}`);
+    const schema = {
+      properties: { enum: { enum: many }, small: { enum: ['a', 'b'] }, mixed: { enum: [...many, 1] } },
+      const: { enum: many },
+      examples: [{ enum: many }],
+    };
+    const copy = withSetEnums(schema) as any;
+    assert.deepEqual(copy.properties.enum, { 'x-string-enum': many }, 'a property named enum is a schema, its enum keyword is rewritten');
+    assert.deepEqual(copy.properties.small, { enum: ['a', 'b'] });
+    assert.deepEqual(copy.properties.mixed.enum, [...many, 1]);
+    assert.deepEqual(copy.const, { enum: many }, 'data is left as it is');
+    assert.deepEqual(copy.examples, [{ enum: many }]);
+  });
+
+  it('rejects what enum rejects, with the same message, and reports every failure', () => {
+    const doc = cycloneDx16(4);
+    assert.deepEqual(validateCycloneDx('1.6', doc), []);
+    doc.components[1].licenses[0].license.id = 'Not-A-Licence';
+    doc.components[2].licenses[0].license.id = 7;
+    doc.components[3].name = 5;
+    const details = validateCycloneDx('1.6', doc);
+    const at = (path: string) => details.filter((d) => d.path === path).map((d) => d.message);
+    assert.ok(at('/components/1/licenses/0/license/id').includes('must be equal to one of the allowed values'), JSON.stringify(details));
+    assert.ok(at('/components/2/licenses/0/license/id').includes('must be string'), JSON.stringify(details));
+    assert.ok(at('/components/3/name').includes('must be string'), JSON.stringify(details));
   });
 });
 

@@ -1,0 +1,36 @@
+// ajv checks an `enum` of more than a few values by calling its deep equality on each value in
+// turn: the SPDX licence list the CycloneDX schemas use has 800+ ids, so every `license.id` cost
+// hundreds of calls (~10 ms per 10,000 components). The schemas we compile carry this keyword
+// instead for enums made only of strings, checked with one Set lookup; a non-string never
+// equals a string, so the outcome is the same.
+export const STRING_ENUM_KEYWORD = 'x-string-enum';
+
+/** Below this many values ajv's inlined `===` chain is as fast as a Set. */
+const MIN_VALUES = 16;
+
+const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples']);
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', 'definitions', '$defs', 'dependentSchemas']);
+
+/** A deep copy of `schema` with every large all-string `enum` replaced by STRING_ENUM_KEYWORD. */
+export function withSetEnums<T>(schema: T): T {
+  if (Array.isArray(schema)) return schema.map(withSetEnums) as T;
+  if (schema === null || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'enum' && Array.isArray(value) && value.length >= MIN_VALUES && value.every((v) => typeof v === 'string')) {
+      out[STRING_ENUM_KEYWORD] = value;
+      continue;
+    }
+    // Values of these are JSON data, not schemas: copied untouched.
+    if (DATA_KEYWORDS.has(key)) out[key] = value;
+    // These map names to schemas, and a name may be "enum": rewrite only inside the schemas.
+    else if (SCHEMA_MAPS.has(key)) out[key] = mapValues(value);
+    else out[key] = withSetEnums(value);
+  }
+  return out as T;
+}
+
+function mapValues(value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return withSetEnums(value);
+  return Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, withSetEnums(sub)]));
+}
