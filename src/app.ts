@@ -54,8 +54,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: config.incidentMaxBytes,
     ajv: { customOptions: { coerceTypes: false, removeAdditional: true, allErrors: true } },
   });
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
 
   registerErrorHandling(app);

@@ -5,6 +5,7 @@ import { Kysely, SqliteDialect, sql } from 'kysely';
 import { insertText, MAX_PARAMETERS, rowCount } from './bulk-insert.js';
 import type { Database, Trx } from './database.js';
 import type { DB } from './schema.js';
+import { registerNativeReads } from './native-reads.js';
 import { withStatementCache } from './sqlite-statement-cache.js';
 
 interface Pending {
@@ -27,6 +28,7 @@ export function openSqlite(path: string): Database {
   native.pragma('foreign_keys = ON');
   native.pragma('busy_timeout = 10000');
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(native) }) });
+  registerNativeReads(db, native);
 
   // Bulk inserts run better-sqlite3 statements directly, prepared once and kept: preparing a
   // 1,000-row INSERT costs about as much as running it, and Kysely prepares every query anew.

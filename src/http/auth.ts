@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { addRouteHook } from './route-hooks.js';
 import type { Authenticate } from '../keys/authenticate.js';
 import { sendError } from './errors.js';
 import type { RateLimitStore } from './rate-limit/store.js';
@@ -34,7 +35,7 @@ export function presentedKey(request: FastifyRequest): string | null {
 }
 
 /**
- * For every API operation (routes with `config.scope`): authenticate, then count the request
+ * For every API operation (routes with `config.scope`, and only those): authenticate, then count the request
  * against the key's sliding window, then check the scope. Failed authentications count
  * against the client address; an address over its budget gets 429 until the window frees.
  */
@@ -50,9 +51,11 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
   }
 
   app.decorateRequest('principal', null);
-  app.addHook('onRequest', async (request, reply) => {
-    const scope = request.routeOptions.config.scope;
-    if (!scope) return;
+  app.addHook('onRoute', (route) => {
+    if (route.config?.scope) addRouteHook(route, 'onRequest', authorise);
+  });
+  async function authorise(request: FastifyRequest, reply: FastifyReply) {
+    const scope = request.routeOptions.config.scope!;
 
     const address = request.ip;
     const blocked = blockedUntil.get(address);
@@ -83,5 +86,5 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
     if (!principal.scopes.has(scope)) {
       return sendError(reply, 'forbidden', `this key lacks the scope ${scope}`);
     }
-  });
+  }
 }

@@ -1,5 +1,6 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { sendError } from './errors.js';
+import { addRouteHook } from './route-hooks.js';
 
 /**
  * API bodies are JSON only. Fastify's built-in text/plain parser is removed, so any other
@@ -8,10 +9,12 @@ import { sendError } from './errors.js';
  */
 export function registerJsonOnly(app: FastifyInstance): void {
   app.removeContentTypeParser('text/plain');
-  app.addHook('preValidation', async (request, reply) => {
-    if (!request.routeOptions.config.scope || request.method !== 'POST') return;
-    if (request.headers['content-type'] === undefined) {
-      return sendError(reply, 'unsupported_media_type', 'the body must be sent with Content-Type: application/json');
-    }
+  const requireContentType = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    if (request.headers['content-type'] !== undefined) return done();
+    sendError(reply, 'unsupported_media_type', 'the body must be sent with Content-Type: application/json');
+  };
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (route.config?.scope && methods.includes('POST')) addRouteHook(route, 'preValidation', requireContentType);
   });
 }
