@@ -2,18 +2,19 @@ import type { Executor } from '../db/index.js';
 import { queryTemplate } from '../db/query-template.js';
 import type { ApiKeyRow, NewApiKey } from '../db/schema.js';
 
-// On every request's path, so compiled once (see queryTemplate).
-const authenticationQuery = queryTemplate((db, slot: (name: 'digest' | 'now') => never) =>
+// On every request's path, so compiled once (see queryTemplate). Two point lookups instead of
+// one OR: the current digest almost always matches, and a single-index lookup is the cheapest.
+const AUTH_COLUMNS = ['k.id', 'k.org_id', 'k.name', 'k.scopes', 'k.expires_at', 'k.revoked_at', 'k.last_used_at', 'o.registry_seq as org_stamp'] as const;
+const byDigestQuery = queryTemplate((db, slot: (name: 'digest') => never) =>
+  db.selectFrom('api_keys as k').innerJoin('organisations as o', 'o.id', 'k.org_id').select(AUTH_COLUMNS).where('k.digest', '=', slot('digest')),
+);
+const byGraceDigestQuery = queryTemplate((db, slot: (name: 'digest' | 'now') => never) =>
   db
     .selectFrom('api_keys as k')
     .innerJoin('organisations as o', 'o.id', 'k.org_id')
-    .select(['k.id', 'k.org_id', 'k.name', 'k.scopes', 'k.expires_at', 'k.revoked_at', 'k.last_used_at', 'o.registry_seq as org_stamp'])
-    .where((eb) =>
-      eb.or([
-        eb('k.digest', '=', slot('digest')),
-        eb.and([eb('k.grace_digest', '=', slot('digest')), eb('k.grace_expires_at', '>', slot('now'))]),
-      ]),
-    ),
+    .select(AUTH_COLUMNS)
+    .where('k.grace_digest', '=', slot('digest'))
+    .where('k.grace_expires_at', '>', slot('now')),
 );
 
 export const keysRepo = {
@@ -40,8 +41,10 @@ export const keysRepo = {
    * with its organisation's registry head (the change stamp read caches are keyed by).
    */
   async findForAuthentication(db: Executor, digest: string, now: string) {
-    const [row] = await authenticationQuery(db, { digest, now });
-    return row;
+    const [current] = await byDigestQuery(db, { digest });
+    if (current) return current;
+    const [inGrace] = await byGraceDigestQuery(db, { digest, now });
+    return inGrace;
   },
 
   async rotate(db: Executor, id: string, change: { digest: string; prefix: string; grace_digest: string | null; grace_expires_at: string | null }) {

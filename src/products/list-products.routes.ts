@@ -3,8 +3,12 @@ import type { FastifyInstance } from 'fastify';
 import { apiSecurity, authErrors, success } from '../http/openapi-responses.js';
 import { ProductListSchema, ProductSchema } from './products.schemas.js';
 import type { ProductService } from './products.service.js';
+import { SnapshotCache } from '../shared/snapshot-cache.js';
 
 export function listProductsRoute(app: FastifyInstance, deps: { products: ProductService }): void {
+  // The catalogue changes only with the organisation's registry head (read with the key), so
+  // the body is serialised through the response schema once per change and then reused.
+  const bodies = new SnapshotCache<string>();
   app.get(
     '/products',
     {
@@ -20,10 +24,13 @@ export function listProductsRoute(app: FastifyInstance, deps: { products: Produc
         response: { 200: success(Type.Ref(ProductListSchema), 'The whole catalogue with its count'), ...authErrors },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { orgId, orgStamp } = request.principal!;
-      const products = await deps.products.listProducts(orgId, orgStamp);
-      return { products, count: products.length };
+      const body = await bodies.get(orgId, orgStamp, async () => {
+        const products = await deps.products.listProducts(orgId);
+        return reply.serialize({ products, count: products.length }) as string;
+      });
+      return reply.type('application/json; charset=utf-8').send(body);
     },
   );
 }

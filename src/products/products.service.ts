@@ -5,7 +5,6 @@ import type { ProductRow, ProductStatus, SbomStatus } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import type { OrgService } from '../orgs/orgs.service.js';
 import { appendRegistryEntry } from '../registry/registry.service.js';
-import { SnapshotCache } from '../shared/snapshot-cache.js';
 import { iso, systemClock, type Clock } from '../shared/time.js';
 import { normaliseGtin } from './gtin.js';
 import { productsRepo } from './products.repo.js';
@@ -49,7 +48,6 @@ function checkedName(name: string | undefined): string | undefined {
 }
 
 export function createProductService(database: Database, orgs: OrgService, clock: Clock = systemClock) {
-  const catalogue = new SnapshotCache<ProductView[]>();
   async function requireProduct(orgId: string, sku: string): Promise<ProductRow> {
     const product = await productsRepo.findBySku(database.db, orgId, sku);
     if (!product) throw new AppError('product_not_found', `no product with SKU "${sku}"`);
@@ -133,15 +131,8 @@ export function createProductService(database: Database, orgs: OrgService, clock
       return { ...product, status: 'archived', updated_at: now };
     },
 
-    /**
-     * The catalogue as the API returns it: every product, archived included, with its risk.
-     * With `stamp` (the organisation's registry head, read at authentication) the answer is
-     * cached until the next change.
-     */
-    async listProducts(orgId: string, stamp?: number): Promise<ProductView[]> {
-      if (stamp !== undefined) return catalogue.get(orgId, stamp, () => loadProducts(orgId));
-      return loadProducts(orgId);
-    },
+    /** The catalogue as the API returns it: every product, archived included, with its risk. */
+    listProducts: loadProducts,
   };
 
 }
