@@ -68,7 +68,7 @@ function summarise(name, result) {
 }
 
 /** Seeds a service and measures every target; returns rows with ratios to the bare route. */
-export async function runHttpBench({ duration = 10, connections = 50, only = null, log = console.log } = {}) {
+export async function runHttpBench({ duration = 10, connections = 50, rounds = 2, only = null, log = console.log } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'cra-bench-'));
   const env = { DATABASE_URL: `sqlite:${join(dir, 'bench.db')}` };
   admin(env, 'org', 'create', 'bench');
@@ -101,18 +101,26 @@ export async function runHttpBench({ duration = 10, connections = 50, only = nul
     ['429 path', { url: `${limitedService.url}/api/v1/external/products`, headers: { 'x-cra-api-key': limited } }],
   ];
 
-  const rows = [];
+  // Let the services finish their start-up work (SBOM schema compilation runs after listen)
+  // before anything is measured, so it does not steal CPU from the first target.
+  await new Promise((r) => setTimeout(r, 6000));
+  // Throughput on a shared 2-core machine drifts: every target (the bare route included) is
+  // measured in `rounds` interleaved rounds and keeps its best round, so all get the same chance.
+  const best = new Map();
   try {
-    for (const [name, opts] of targets.filter(([name], i) => i === 0 || !only || only.some((o) => name.includes(o)))) {
-      await cannon({ ...opts, connections, duration: 2 }); // warm-up (JIT, caches)
-      const result = await cannon({ ...opts, connections, duration });
-      rows.push(summarise(name, result));
-      log(`  ${name}: ${rows.at(-1).requests_per_second} req/s, p99 ${rows.at(-1).latency_p99_ms} ms`);
+    for (let round = 1; round <= rounds; round++) {
+      for (const [name, opts] of targets.filter(([name]) => name.startsWith('bare') || !only || only.some((o) => name.includes(o)))) {
+        await cannon({ ...opts, connections, duration: 2 }); // warm-up (JIT, caches)
+        const row = summarise(name, await cannon({ ...opts, connections, duration }));
+        log(`  round ${round} ${name}: ${row.requests_per_second} req/s, p99 ${row.latency_p99_ms} ms`);
+        if (!best.has(name) || row.requests_per_second > best.get(name).requests_per_second) best.set(name, { ...row, rounds });
+      }
     }
   } finally {
     await Promise.all([bare.stop(), service.stop(), limitedService.stop()]);
     rmSync(dir, { recursive: true, force: true });
   }
+  const rows = [...best.values()];
   const base = rows[0].requests_per_second;
   for (const row of rows) row.ratio_to_bare = Number((row.requests_per_second / base).toFixed(2));
   return rows;
