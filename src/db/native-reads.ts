@@ -4,35 +4,50 @@ import type { Kysely } from 'kysely';
 /**
  * A synchronous side door for compiled queries on SQLite (see queryTemplate). Kysely wraps every
  * query in a connection mutex and a chain of promises that cost several times what SQLite needs
- * for a point lookup. better-sqlite3 is synchronous and there is one connection, so a query run
- * directly cannot interleave with another; the one hazard is a transaction left open between two
- * awaits of a group-commit batch, whose uncommitted rows a direct read would see. Direct reads
- * are therefore used only while no transaction is open on the connection.
+ * for a point lookup or a one-row write. better-sqlite3 is synchronous and there is one
+ * connection, so a statement run directly cannot interleave with another. Two uses are safe:
+ * - on the database handle, only while no transaction is open on the connection (an open
+ *   group-commit batch would otherwise show its uncommitted rows);
+ * - on the group-commit batch's own transaction, registered while it runs: the batch holds the
+ *   connection, so its statements are exactly the ones inside it.
  */
-export interface NativeReads {
-  /** The rows, or undefined when the caller must go through Kysely (a transaction is open). */
+export interface NativeStatements {
+  /** The rows ([] for a statement without results), or undefined: go through Kysely. */
   tryAll(sql: string, parameters: readonly unknown[]): unknown[] | undefined;
 }
 
-const registry = new WeakMap<Kysely<any>, NativeReads>();
+const registry = new WeakMap<object, NativeStatements>();
 
-export function registerNativeReads(db: Kysely<any>, native: SQLite.Database): void {
+export function createNativeStatements(native: SQLite.Database) {
   const statements = new Map<string, SQLite.Statement>();
-  registry.set(db, {
-    tryAll(sql, parameters) {
-      if (native.inTransaction) return undefined;
-      let statement = statements.get(sql);
-      if (statement === undefined) {
-        statement = native.prepare(sql);
-        if (statements.size > 200) statements.clear();
-        statements.set(sql, statement);
-      }
-      return statement.reader ? statement.all(parameters as unknown[]) : undefined;
-    },
-  });
+  function run(sql: string, parameters: readonly unknown[]): unknown[] {
+    let statement = statements.get(sql);
+    if (statement === undefined) {
+      statement = native.prepare(sql);
+      if (statements.size > 200) statements.clear();
+      statements.set(sql, statement);
+    }
+    if (statement.reader) return statement.all(parameters as unknown[]);
+    statement.run(parameters as unknown[]);
+    return [];
+  }
+  return {
+    /** For the database handle: reads only, and only outside any transaction. */
+    outside: { tryAll: (sql: string, p: readonly unknown[]) => (native.inTransaction ? undefined : run(sql, p)) } as NativeStatements,
+    /** For the running batch's transaction: anything, inside it. */
+    inside: { tryAll: (sql: string, p: readonly unknown[]) => (native.inTransaction ? run(sql, p) : undefined) } as NativeStatements,
+  };
 }
 
-/** The side door for this executor, if it is a SQLite database handle (never a transaction). */
-export function nativeReadsFor(executor: unknown): NativeReads | undefined {
-  return registry.get(executor as Kysely<any>);
+export function registerNative(executor: Kysely<any> | object, statements: NativeStatements): void {
+  registry.set(executor, statements);
+}
+
+export function unregisterNative(executor: object): void {
+  registry.delete(executor);
+}
+
+/** The side door for this executor, if it is SQLite's handle or the running batch's transaction. */
+export function nativeFor(executor: unknown): NativeStatements | undefined {
+  return registry.get(executor as object);
 }

@@ -1,6 +1,6 @@
 import { CompiledQuery, type Compilable } from 'kysely';
 import type { Executor } from './database.js';
-import { nativeReadsFor } from './native-reads.js';
+import { nativeFor } from './native-reads.js';
 
 /**
  * A query built and compiled once per dialect, then run with new values. For the few queries on
@@ -24,7 +24,7 @@ export function queryTemplate<Row, K extends string>(build: (db: Executor, slot:
       compiled.set(executor.adapter.constructor, template);
     }
     const parameters = template.slots.map((slot) => (typeof slot === 'string' ? values[slot] : slot.literal));
-    const direct = nativeReadsFor(db)?.tryAll(template.sql, parameters);
+    const direct = nativeFor(db)?.tryAll(template.sql, parameters);
     if (direct !== undefined) return direct as Row[];
     const result = await db.executeQuery<Row>(CompiledQuery.raw(template.sql, parameters));
     return result.rows;

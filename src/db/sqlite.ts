@@ -5,7 +5,7 @@ import { Kysely, SqliteDialect, sql } from 'kysely';
 import { insertText, MAX_PARAMETERS, rowCount } from './bulk-insert.js';
 import type { Database, Trx } from './database.js';
 import type { DB } from './schema.js';
-import { registerNativeReads } from './native-reads.js';
+import { createNativeStatements, registerNative, unregisterNative } from './native-reads.js';
 import { withStatementCache } from './sqlite-statement-cache.js';
 
 interface Pending {
@@ -28,7 +28,11 @@ export function openSqlite(path: string): Database {
   native.pragma('foreign_keys = ON');
   native.pragma('busy_timeout = 10000');
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(native) }) });
-  registerNativeReads(db, native);
+  const nativeStatements = createNativeStatements(native);
+  registerNative(db, nativeStatements.outside);
+  const savepoint = native.prepare('savepoint w');
+  const release = native.prepare('release savepoint w');
+  const rollbackTo = native.prepare('rollback to savepoint w');
 
   // Bulk inserts run better-sqlite3 statements directly, prepared once and kept: preparing a
   // 1,000-row INSERT costs about as much as running it, and Kysely prepares every query anew.
@@ -84,17 +88,23 @@ export function openSqlite(path: string): Database {
     const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     try {
       await db.transaction().execute(async (trx) => {
-        for (const item of batch) {
-          await sql`savepoint w`.execute(trx);
-          try {
-            const value = await item.work(trx);
-            await sql`release savepoint w`.execute(trx);
-            outcomes.push({ ok: true, value });
-          } catch (error) {
-            await sql`rollback to savepoint w`.execute(trx);
-            await sql`release savepoint w`.execute(trx);
-            outcomes.push({ ok: false, error });
+        // The batch holds the connection: its compiled statements may run natively inside it.
+        registerNative(trx, nativeStatements.inside);
+        try {
+          for (const item of batch) {
+            savepoint.run();
+            try {
+              const value = await item.work(trx);
+              release.run();
+              outcomes.push({ ok: true, value });
+            } catch (error) {
+              rollbackTo.run();
+              release.run();
+              outcomes.push({ ok: false, error });
+            }
           }
+        } finally {
+          unregisterNative(trx);
         }
       });
     } catch (error) {
