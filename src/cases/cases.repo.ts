@@ -25,25 +25,21 @@ export const casesRepo = {
   },
 
   findByNumber(db: Executor, orgId: string, incidentNumber: number): Promise<CaseWithProduct | undefined> {
-    return db
-      .selectFrom('cases as c')
-      .leftJoin('products as p', 'p.id', 'c.product_id')
-      .selectAll('c')
-      .select('p.sku as product_sku')
-      .where('c.org_id', '=', orgId)
-      .where('c.incident_number', '=', incidentNumber)
-      .executeTakeFirst();
+    return casesWithProduct(db, orgId).where('c.incident_number', '=', incidentNumber).executeTakeFirst();
   },
 
   /** Every case of the organisation, open and closed, by incident number. */
   list(db: Executor, orgId: string): Promise<CaseWithProduct[]> {
-    return db
-      .selectFrom('cases as c')
-      .leftJoin('products as p', 'p.id', 'c.product_id')
-      .selectAll('c')
-      .select('p.sku as product_sku')
-      .where('c.org_id', '=', orgId)
-      .orderBy('c.incident_number')
-      .execute();
+    return casesWithProduct(db, orgId).orderBy('c.incident_number').execute();
   },
 };
+
+/** The organisation's cases with the SKU of their product. */
+function casesWithProduct(db: Executor, orgId: string) {
+  return db
+    .selectFrom('cases as c')
+    .leftJoin('products as p', 'p.id', 'c.product_id')
+    .selectAll('c')
+    .select('p.sku as product_sku')
+    .where('c.org_id', '=', orgId);
+}

@@ -44,24 +44,22 @@ export const signalsRepo = {
   },
 
   findByNumber(db: Executor, orgId: string, incidentNumber: number): Promise<SignalWithProduct | undefined> {
-    return db
-      .selectFrom('signals as s')
-      .leftJoin('products as p', 'p.id', 's.product_id')
-      .selectAll('s')
-      .select('p.sku as product_sku')
-      .where('s.org_id', '=', orgId)
-      .where('s.incident_number', '=', incidentNumber)
-      .executeTakeFirst();
+    return signalsWithProduct(db, orgId).where('s.incident_number', '=', incidentNumber).executeTakeFirst();
   },
 
   list(db: Executor, orgId: string, options: { unattributed?: boolean } = {}): Promise<SignalWithProduct[]> {
-    let query = db
-      .selectFrom('signals as s')
-      .leftJoin('products as p', 'p.id', 's.product_id')
-      .selectAll('s')
-      .select('p.sku as product_sku')
-      .where('s.org_id', '=', orgId);
+    let query = signalsWithProduct(db, orgId);
     if (options.unattributed) query = query.where('s.product_id', 'is', null);
     return query.orderBy('s.incident_number').execute();
   },
 };
+
+/** The organisation's signals with the SKU of the product they matched. */
+function signalsWithProduct(db: Executor, orgId: string) {
+  return db
+    .selectFrom('signals as s')
+    .leftJoin('products as p', 'p.id', 's.product_id')
+    .selectAll('s')
+    .select('p.sku as product_sku')
+    .where('s.org_id', '=', orgId);
+}

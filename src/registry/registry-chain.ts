@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { RegistryEntryRow } from '../db/schema.js';
 import { canonicalJson } from '../shared/canonical-json.js';
 
 // The activity registry is a hash chain per organisation: each entry's hash covers the previous
@@ -7,17 +8,8 @@ import { canonicalJson } from '../shared/canonical-json.js';
 
 export const GENESIS_HASH = '0'.repeat(64);
 
-export interface ChainedEntry {
-  org_id: string;
-  seq: number;
-  at: string;
-  actor: string;
-  action: string;
-  subject: string;
-  /** Canonical JSON text of the details object. */
-  details: string;
-  prev_hash: string;
-}
+/** An entry before its own hash is known; `details` is canonical JSON text. */
+export type ChainedEntry = Omit<RegistryEntryRow, 'hash'>;
 
 export function hashEntry(entry: ChainedEntry): string {
   const body = canonicalJson({
