@@ -1,5 +1,6 @@
 import type SQLite from 'better-sqlite3';
 import type { Kysely } from 'kysely';
+import type { Prepare } from './sqlite-statement-cache.js';
 
 /**
  * A synchronous side door for compiled queries on SQLite (see queryTemplate). Kysely wraps every
@@ -18,15 +19,9 @@ export interface NativeStatements {
 
 const registry = new WeakMap<object, NativeStatements>();
 
-export function createNativeStatements(native: SQLite.Database) {
-  const statements = new Map<string, SQLite.Statement>();
+export function createNativeStatements(native: SQLite.Database, prepare: Prepare) {
   function run(sql: string, parameters: readonly unknown[]): unknown[] {
-    let statement = statements.get(sql);
-    if (statement === undefined) {
-      statement = native.prepare(sql);
-      if (statements.size > 200) statements.clear();
-      statements.set(sql, statement);
-    }
+    const statement = prepare(sql);
     if (statement.reader) return statement.all(parameters as unknown[]);
     statement.run(parameters as unknown[]);
     return [];

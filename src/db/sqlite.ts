@@ -6,7 +6,7 @@ import { insertText, MAX_PARAMETERS, rowCount } from './bulk-insert.js';
 import type { Database, Trx } from './database.js';
 import type { DB } from './schema.js';
 import { createNativeStatements, registerNative, unregisterNative } from './native-reads.js';
-import { withStatementCache } from './sqlite-statement-cache.js';
+import { createStatementCache, kyselyDatabase } from './sqlite-statement-cache.js';
 
 interface Pending {
   work: (trx: Trx) => Promise<unknown>;
@@ -27,27 +27,13 @@ export function openSqlite(path: string): Database {
   native.pragma('synchronous = FULL');
   native.pragma('foreign_keys = ON');
   native.pragma('busy_timeout = 10000');
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(native) }) });
-  const nativeStatements = createNativeStatements(native);
+  const prepare = createStatementCache(native);
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: kyselyDatabase(native, prepare) }) });
+  const nativeStatements = createNativeStatements(native, prepare);
   registerNative(db, nativeStatements.outside);
   const savepoint = native.prepare('savepoint w');
   const release = native.prepare('release savepoint w');
   const rollbackTo = native.prepare('rollback to savepoint w');
-
-  // Bulk inserts run better-sqlite3 statements directly, prepared once and kept: preparing a
-  // 1,000-row INSERT costs about as much as running it, and Kysely prepares every query anew.
-  // Statement sizes are powers of two, so any row count needs at most ~11 distinct statements.
-  const inserts = new Map<string, SQLite.Statement>();
-  function insertStatement(table: string, columns: readonly string[], rows: number): SQLite.Statement {
-    const key = `${table}\u0000${columns.join(',')}\u0000${rows}`;
-    let statement = inserts.get(key);
-    if (statement === undefined) {
-      statement = native.prepare(insertText('sqlite', table, columns, rows));
-      if (inserts.size > 64) inserts.clear();
-      inserts.set(key, statement);
-    }
-    return statement;
-  }
 
   // A checkpoint copies WAL pages into the database file and fsyncs it. SQLite runs one inside
   // the commit that takes the WAL past 1,000 pages, and that commit's callers wait for it:
@@ -151,7 +137,10 @@ export function openSqlite(path: string): Database {
         while (perStatement > rows - start) perStatement >>= 1;
         const parameters = values.slice(start * width, (start + perStatement) * width);
         for (let i = 0; i < parameters.length; i++) if (parameters[i] === undefined) parameters[i] = null;
-        insertStatement(table, columns, perStatement).run(parameters);
+        // Bulk inserts run native statements from the cache: preparing a 1,000-row INSERT costs
+        // about as much as running it. Chunk sizes are powers of two, so any row count needs at
+        // most ~11 distinct statements (insertText returns the same string for each).
+        prepare(insertText('sqlite', table, columns, perStatement)).run(parameters);
       }
     },
     async ping() {
