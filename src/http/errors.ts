@@ -20,21 +20,14 @@ function validationDetails(error: FastifyError): ErrorDetail[] {
 function classify(error: FastifyError): { code: ErrorCode; message: string; details?: ErrorDetail[] } {
   if (error instanceof AppError) return { code: error.code, message: error.message, details: error.details };
   if (error.validation) return { code: 'validation_failed', message: 'the request body is invalid', details: validationDetails(error) };
-  switch (error.code) {
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return { code: 'unsupported_media_type', message: 'the body must be sent with Content-Type: application/json' };
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return { code: 'payload_too_large', message: 'the body is larger than this operation accepts' };
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return { code: 'invalid_json', message: 'the body is empty; a JSON object is expected' };
-  }
-  // Fastify's JSON parser (secure-json-parse) reports syntax errors and __proto__/constructor
-  // poisoning as 400s.
+  // Fastify's body errors carry their status: 413 (FST_ERR_CTP_BODY_TOO_LARGE), 415
+  // (FST_ERR_CTP_INVALID_MEDIA_TYPE), 400 for empty, unparseable or poisoned JSON.
+  if (error.statusCode === 413) return { code: 'payload_too_large', message: 'the body is larger than this operation accepts' };
+  if (error.statusCode === 415) return { code: 'unsupported_media_type', message: 'the body must be sent with Content-Type: application/json' };
+  if (error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return { code: 'invalid_json', message: 'the body is empty; a JSON object is expected' };
   if (error.statusCode === 400 && (error instanceof SyntaxError || error.code?.startsWith('FST_ERR_CTP'))) {
     return { code: 'invalid_json', message: 'the body is not valid JSON' };
   }
-  if (error.statusCode === 413) return { code: 'payload_too_large', message: 'the body is larger than this operation accepts' };
-  if (error.statusCode === 415) return { code: 'unsupported_media_type', message: 'the body must be sent with Content-Type: application/json' };
   if (error.statusCode === 400) return { code: 'invalid_json', message: 'the request could not be read' };
   if (isUnavailable(error)) return { code: 'service_unavailable', message: 'the service is temporarily unavailable; retry later' };
   return { code: 'internal_error', message: 'internal error' };
