@@ -5,6 +5,12 @@ import { incidentNumberOption } from './signal.js';
 
 const COLUMNS = ['incident_number', 'status', 'notifiable', 'product_sku', 'aware_at', 'early_warning_deadline', 'early_warning_sent_at', 'full_notification_deadline', 'notification_sent_at', 'title'];
 
+/** `case early-warning` and `case notify`: the same command for each of the two CRA Art. 14 sends. */
+const SENDS = [
+  { command: 'early-warning', what: 'early warning', record: 'recordEarlyWarning', sentAt: 'early_warning_sent_at', deadline: 'early_warning_deadline' },
+  { command: 'notify', what: 'notification', record: 'recordNotification', sentAt: 'notification_sent_at', deadline: 'full_notification_deadline' },
+] as const;
+
 export function caseCommand(): Command {
   const kase = new Command('case').description('cases: signals an administrator decided to treat as incidents (CRA Art. 14 clocks)');
   kase
@@ -41,32 +47,23 @@ export function caseCommand(): Command {
         return { json: cases, text: table(cases as unknown as Array<Record<string, unknown>>, COLUMNS) };
       }),
     );
-  kase
-    .command('early-warning')
-    .description('record that the early warning was sent')
-    .requiredOption('--org <slug>', 'organisation')
-    .requiredOption('--number <number>', 'incident number of the case', incidentNumberOption)
-    .option('--at <timestamp>', 'when it was sent (RFC 3339; default now)', timestampOption)
-    .action(
-      action(async (ctx, opts: { org: string; number: number; at?: Date }) => {
-        const updated = await ctx.cases.recordEarlyWarning(opts.org, opts.number, opts.at);
-        const timing = updated.early_warning_sent_at! <= updated.early_warning_deadline ? 'on time' : 'LATE';
-        return { json: updated, text: `case ${updated.incident_number}: early warning sent ${updated.early_warning_sent_at} (${timing}, due ${updated.early_warning_deadline})` };
-      }),
-    );
-  kase
-    .command('notify')
-    .description('record that the notification was sent')
-    .requiredOption('--org <slug>', 'organisation')
-    .requiredOption('--number <number>', 'incident number of the case', incidentNumberOption)
-    .option('--at <timestamp>', 'when it was sent (RFC 3339; default now)', timestampOption)
-    .action(
-      action(async (ctx, opts: { org: string; number: number; at?: Date }) => {
-        const updated = await ctx.cases.recordNotification(opts.org, opts.number, opts.at);
-        const timing = updated.notification_sent_at! <= updated.full_notification_deadline ? 'on time' : 'LATE';
-        return { json: updated, text: `case ${updated.incident_number}: notification sent ${updated.notification_sent_at} (${timing}, due ${updated.full_notification_deadline})` };
-      }),
-    );
+  for (const send of SENDS) {
+    kase
+      .command(send.command)
+      .description(`record that the ${send.what} was sent`)
+      .requiredOption('--org <slug>', 'organisation')
+      .requiredOption('--number <number>', 'incident number of the case', incidentNumberOption)
+      .option('--at <timestamp>', 'when it was sent (RFC 3339; default now)', timestampOption)
+      .action(
+        action(async (ctx, opts: { org: string; number: number; at?: Date }) => {
+          const updated = await ctx.cases[send.record](opts.org, opts.number, opts.at);
+          const sentAt = updated[send.sentAt]!;
+          const due = updated[send.deadline];
+          const timing = sentAt <= due ? 'on time' : 'LATE';
+          return { json: updated, text: `case ${updated.incident_number}: ${send.what} sent ${sentAt} (${timing}, due ${due})` };
+        }),
+      );
+  }
   kase
     .command('close')
     .description('close a case (its clocks stop counting)')
