@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { buildHarness, type Harness, type Tenant } from '../helpers/app.js';
+import { before, describe, it } from 'node:test';
+import { buildHarness, type Harness, type Tenant, suiteTeardown } from '../helpers/app.js';
 import { runCli } from '../helpers/cli.js';
 import { postIncident } from '../helpers/incidents.js';
 
@@ -13,7 +13,7 @@ describe('cra-admin signal, case and score', () => {
   let h: Harness;
   let acme: Tenant;
   let env: Record<string, string>;
-  const cleanup: Array<() => Promise<void>> = [];
+  const teardown = suiteTeardown();
   const cli = (...args: string[]) => runCli(args, env);
   const json = async (...args: string[]) => {
     const res = await cli(...args, '--json');
@@ -29,7 +29,7 @@ describe('cra-admin signal, case and score', () => {
   };
 
   before(async () => {
-    h = await buildHarness({ after: (fn: () => Promise<void>) => cleanup.push(fn) });
+    h = await buildHarness(teardown);
     env = { DATABASE_URL: h.config.databaseUrl };
     h.clock.current = new Date(Date.now() - 50 * H);
     acme = await h.tenant('acme', ['incidents:write']);
@@ -39,9 +39,6 @@ describe('cra-admin signal, case and score', () => {
     await postIncident(h, acme.key, { description: 'Unknown device', title: 'Mystery', sku: 'NOPE' });
     h.clock.advance(H);
     await postIncident(h, acme.key, { description: 'By GTIN', gtin: '04006381333931' });
-  });
-  after(async () => {
-    for (const fn of cleanup) await fn();
   });
 
   it('signal list prints every signal, --unattributed only those without product', async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { AppError } from '../../src/errors.js';
-import { buildHarness, type Harness, type Tenant } from '../helpers/app.js';
+import { buildHarness, type Harness, type Tenant, suiteTeardown } from '../helpers/app.js';
 import { caseServices, postIncident } from '../helpers/incidents.js';
 
 const H = 3_600_000;
@@ -10,7 +10,7 @@ describe('cases (console decisions on signals)', () => {
   let h: Harness;
   let acme: Tenant;
   let svc: ReturnType<typeof caseServices>;
-  const cleanup: Array<() => Promise<void>> = [];
+  const teardown = suiteTeardown();
   const rejects = (promise: Promise<unknown>, code: string, message?: RegExp) =>
     assert.rejects(promise, (e: unknown) => e instanceof AppError && e.code === code && (!message || message.test(e.message)));
   const signal = async (body: Record<string, unknown>) => (await postIncident(h, acme.key, { description: 'report', ...body })).json().incident_number as number;
@@ -20,14 +20,11 @@ describe('cases (console decisions on signals)', () => {
     (await h.request({ method: 'GET', url: '/api/v1/external/products', key })).json().products.find((p: { sku: string }) => p.sku === sku).risk_level;
 
   before(async () => {
-    h = await buildHarness({ after: (fn: () => Promise<void>) => cleanup.push(fn) });
+    h = await buildHarness(teardown);
     acme = await h.tenant('acme', ['incidents:write', 'products:read']);
     await h.products.addProduct('acme', 'RTR-2', { name: 'Router' });
     await h.products.addProduct('acme', 'CAM-1', { name: 'Camera' });
     svc = caseServices(h);
-  });
-  after(async () => {
-    for (const fn of cleanup) await fn();
   });
 
   it('opens a case with the defaults: aware now, the matched product, the first line as title, same number', async () => {

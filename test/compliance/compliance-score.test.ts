@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { buildHarness, type Harness, type Tenant } from '../helpers/app.js';
+import { before, describe, it } from 'node:test';
+import { buildHarness, type Harness, type Tenant, suiteTeardown } from '../helpers/app.js';
 import { caseServices, postIncident, SCORE_URL } from '../helpers/incidents.js';
 import { securitySuite } from '../helpers/security.js';
 
@@ -37,7 +37,7 @@ describe('GET /compliance-score', () => {
   let h: Harness;
   let acme: Tenant;
   let writer: string;
-  const cleanup: Array<() => Promise<void>> = [];
+  const teardown = suiteTeardown();
   const score = async () => {
     const res = await h.request({ method: 'GET', url: SCORE_URL, key: acme.key });
     assert.equal(res.statusCode, 200, res.body);
@@ -45,12 +45,9 @@ describe('GET /compliance-score', () => {
   };
 
   before(async () => {
-    h = await buildHarness({ after: (fn: () => Promise<void>) => cleanup.push(fn) }, { API_HOSTS: 'api.example.test' });
+    h = await buildHarness(teardown, { API_HOSTS: 'api.example.test' });
     acme = await h.tenant('acme', ['compliance:read']);
     writer = await acme.keyFor(['incidents:write']);
-  });
-  after(async () => {
-    for (const fn of cleanup) await fn();
   });
 
   it('a new organisation scores 100 with nothing to report', async () => {
@@ -113,13 +110,10 @@ describe('GET /compliance-score', () => {
 
 describe('OpenAPI document for incidents and the score', () => {
   let doc: any;
-  const cleanup: Array<() => Promise<void>> = [];
+  const teardown = suiteTeardown();
   before(async () => {
-    const h = await buildHarness({ after: (fn: () => Promise<void>) => cleanup.push(fn) });
+    const h = await buildHarness(teardown);
     doc = (await h.app.inject({ method: 'GET', url: '/swagger/openapi.json' })).json();
-  });
-  after(async () => {
-    for (const fn of cleanup) await fn();
   });
 
   it('describes POST /incidents with both intake modes, its body, nullable timestamps and every response code', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { buildHarness, type Harness, type Tenant } from '../helpers/app.js';
+import { before, describe, it } from 'node:test';
+import { buildHarness, type Harness, type Tenant, suiteTeardown } from '../helpers/app.js';
 import { runCli } from '../helpers/cli.js';
 import { postIncident, SCORE_URL } from '../helpers/incidents.js';
 
@@ -17,7 +17,7 @@ describe('scenario: signals → cases → late early warning → missed deadline
   let env: Record<string, string>;
   const base = new Date(Math.floor(Date.now() / 1000) * 1000);
   const t = (hours: number) => new Date(base.getTime() + hours * H).toISOString();
-  const cleanup: Array<() => Promise<void>> = [];
+  const teardown = suiteTeardown();
   const cli = async (...args: string[]) => {
     const res = await runCli([...args, '--json'], env);
     assert.equal(res.code, 0, `${args.join(' ')}: ${res.stderr}`);
@@ -25,7 +25,7 @@ describe('scenario: signals → cases → late early warning → missed deadline
   };
 
   before(async () => {
-    h = await buildHarness({ after: (fn: () => Promise<void>) => cleanup.push(fn) });
+    h = await buildHarness(teardown);
     env = { DATABASE_URL: h.config.databaseUrl };
     h.clock.current = new Date(t(-200));
     acme = await h.tenant('acme', ['incidents:write', 'products:read', 'compliance:read']);
@@ -56,9 +56,6 @@ describe('scenario: signals → cases → late early warning → missed deadline
     await cli('case', 'open', '--org', 'acme', '--signal', '2', '--notifiable', '--aware-at', t(-30)); // early warning due t(-6): missed
     await cli('case', 'open', '--org', 'acme', '--signal', '4', '--aware-at', t(-5), '--product', 'OLD-9'); // not notifiable
     h.clock.current = new Date();
-  });
-  after(async () => {
-    for (const fn of cleanup) await fn();
   });
 
   const expectedScore = {

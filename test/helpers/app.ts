@@ -93,17 +93,26 @@ export async function buildHarness(
 }
 
 /**
+ * For a describe block: teardown steps registered while its hooks or tests run, executed after
+ * its last test, newest first (as node:test's own `t.after`).
+ */
+export function suiteTeardown(): Teardown {
+  const steps: Array<() => Promise<void>> = [];
+  after(async () => {
+    for (const step of steps.reverse()) await step();
+  });
+  return { after: (fn) => void steps.push(fn) };
+}
+
+/**
  * For a describe block: builds one harness before its tests and tears it down after them.
  * Returns a getter, since the harness exists only once `before` has run.
  */
 export function useHarness(env: Record<string, string> = {}): () => Harness {
   let harness: Harness | undefined;
-  const cleanup: Array<() => Promise<void>> = [];
+  const teardown = suiteTeardown();
   before(async () => {
-    harness = await buildHarness({ after: (fn: () => Promise<void>) => cleanup.push(fn) }, env);
-  });
-  after(async () => {
-    for (const fn of cleanup.reverse()) await fn();
+    harness = await buildHarness(teardown, env);
   });
   return () => {
     if (!harness) throw new Error('harness used outside a test');

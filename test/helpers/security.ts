@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import type { Scope } from '../../src/keys/scopes.js';
 import { SCOPES } from '../../src/keys/scopes.js';
-import { buildHarness, type Harness, type Tenant } from './app.js';
+import { buildHarness, type Harness, type Tenant, suiteTeardown } from './app.js';
 
 /** One API operation as the shared security table exercises it. */
 export interface OperationUnderTest {
@@ -46,14 +46,11 @@ export function securitySuite(op: OperationUnderTest): void {
     let tenant: Tenant;
     const otherScopes = SCOPES.filter((s) => s !== op.scope);
 
-    const cleanup: Array<() => Promise<void>> = [];
+    const teardown = suiteTeardown();
     before(async () => {
-      h = await buildHarness({ after: (fn: () => Promise<void>) => cleanup.push(fn) });
+      h = await buildHarness(teardown);
       tenant = await h.tenant('sec-a', [op.scope]);
       await op.setup?.(h, tenant);
-    });
-    after(async () => {
-      for (const fn of cleanup) await fn();
     });
 
     it('accepts the key in X-CRA-API-Key', async () => {

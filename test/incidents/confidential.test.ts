@@ -6,7 +6,7 @@ import type { ComplianceService } from '../../src/compliance/compliance.service.
 import { ErrorBodySchema } from '../../src/errors.js';
 import { createIncidentRoute, incidentSchemas } from '../../src/incidents/create-incident.routes.js';
 import type { IncidentService } from '../../src/incidents/incidents.service.js';
-import { buildHarness, type Harness, type Tenant } from '../helpers/app.js';
+import { buildHarness, type Harness, type Tenant, suiteTeardown } from '../helpers/app.js';
 import { caseServices, INCIDENTS_URL, postIncident, SCORE_URL } from '../helpers/incidents.js';
 
 // Reporter identity and contact and case notes are stored but never reachable through the API
@@ -21,9 +21,9 @@ function assertClean(label: string, body: string): void {
 describe('confidential fields never leave through the API', () => {
   let h: Harness;
   let acme: Tenant;
-  const cleanup: Array<() => Promise<void>> = [];
+  const teardown = suiteTeardown();
   before(async () => {
-    h = await buildHarness({ after: (fn: () => Promise<void>) => cleanup.push(fn) });
+    h = await buildHarness(teardown);
     acme = await h.tenant('acme', ['incidents:write', 'products:read', 'compliance:read'], { intakeMode: 'case' });
     await h.products.addProduct('acme', 'RTR-2', { name: 'Router' });
     await postIncident(h, acme.key, { description: 'case mode report', sku: 'RTR-2' });
@@ -32,9 +32,6 @@ describe('confidential fields never leave through the API', () => {
     await caseServices(h).cases.openCase('acme', { signalNumber: n, notifiable: true, note: 'VAULT-NOTE-MARK' });
     await h.database.db.updateTable('signals').set({ reporter_name: 'REPORTER-NAME-MARK', reporter_contact: 'reporter-contact@mark.test' }).execute();
     await h.database.db.updateTable('cases').set({ notes: 'VAULT-NOTE-MARK' }).execute();
-  });
-  after(async () => {
-    for (const fn of cleanup) await fn();
   });
 
   it('the data really is in the database', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { buildHarness, type Harness, type Tenant } from '../helpers/app.js';
+import { before, describe, it } from 'node:test';
+import { buildHarness, type Harness, type Tenant, suiteTeardown } from '../helpers/app.js';
 import { caseServices, INCIDENTS_URL, postIncident } from '../helpers/incidents.js';
 import { securitySuite } from '../helpers/security.js';
 
@@ -30,19 +30,16 @@ describe('POST /incidents', () => {
   let h: Harness;
   let acme: Tenant;
   let router: { id: string };
-  const cleanup: Array<() => Promise<void>> = [];
+  const teardown = suiteTeardown();
   const signals = () => h.database.db.selectFrom('signals').selectAll().where('org_id', '=', acme.orgId).orderBy('incident_number').execute();
   const lastSignal = async () => (await signals()).at(-1)!;
 
   before(async () => {
-    h = await buildHarness({ after: (fn: () => Promise<void>) => cleanup.push(fn) }, { API_HOSTS: 'api.example.test' });
+    h = await buildHarness(teardown, { API_HOSTS: 'api.example.test' });
     acme = await h.tenant('acme', ['incidents:write']);
     router = await h.products.addProduct('acme', 'RTR-2', { name: 'Router 2', gtin: '4006381333931' });
     await h.products.addProduct('acme', 'OLD-1', { name: 'Old', gtin: '96385074' });
     await h.products.archiveProduct('acme', 'OLD-1');
-  });
-  after(async () => {
-    for (const fn of cleanup) await fn();
   });
 
   describe('intake mode signal (default)', () => {

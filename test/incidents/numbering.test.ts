@@ -4,7 +4,7 @@ import { buildApp } from '../../src/app.js';
 import { openDatabase } from '../../src/db/index.js';
 import { MemoryRateLimitStore } from '../../src/http/rate-limit/index.js';
 import { verifyRegistry } from '../../src/registry/registry.service.js';
-import { buildHarness, type Harness } from '../helpers/app.js';
+import { buildHarness, type Harness, suiteTeardown } from '../helpers/app.js';
 import { TEST_BACKEND } from '../helpers/db.js';
 import { INCIDENTS_URL, postIncident } from '../helpers/incidents.js';
 
@@ -17,12 +17,9 @@ const sorted = (numbers: number[]) => [...numbers].sort((a, b) => a - b);
 
 describe('incident numbering under concurrency', () => {
   let h: Harness;
-  const cleanup: Array<() => Promise<void>> = [];
+  const teardown = suiteTeardown();
   before(async () => {
-    h = await buildHarness({ after: (fn: () => Promise<void>) => cleanup.push(fn) }, { RATE_LIMIT_PER_MINUTE: '100000' });
-  });
-  after(async () => {
-    for (const fn of cleanup.reverse()) await fn();
+    h = await buildHarness(teardown, { RATE_LIMIT_PER_MINUTE: '100000' });
   });
 
   const storedNumbers = async (orgId: string, table: 'signals' | 'cases') =>
@@ -77,7 +74,7 @@ describe('incident numbering under concurrency', () => {
     const database = openDatabase(h.config.databaseUrl);
     const store = new MemoryRateLimitStore(() => h.clock.now().getTime());
     const second = await buildApp({ config: h.config, database, rateLimitStore: store, clock: h.clock.now, logger: false });
-    cleanup.push(async () => {
+    teardown.after(async () => {
       await second.close();
       await store.close();
       await database.close();

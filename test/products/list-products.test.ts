@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { buildHarness, type Harness, type Tenant } from '../helpers/app.js';
+import { before, describe, it } from 'node:test';
+import { buildHarness, type Harness, type Tenant, suiteTeardown } from '../helpers/app.js';
 import { securitySuite } from '../helpers/security.js';
 
 const URL = '/api/v1/external/products';
@@ -22,9 +22,9 @@ securitySuite({
 describe('GET /products', () => {
   let h: Harness;
   let acme: Tenant;
-  const cleanup: Array<() => Promise<void>> = [];
+  const teardown = suiteTeardown();
   before(async () => {
-    h = await buildHarness({ after: (fn: () => Promise<void>) => cleanup.push(fn) }, { API_HOSTS: 'api.example.test' });
+    h = await buildHarness(teardown, { API_HOSTS: 'api.example.test' });
     acme = await h.tenant('acme', ['products:read']);
     await h.products.addProduct('acme', 'RTR-2', {
       name: 'Router 2',
@@ -35,9 +35,6 @@ describe('GET /products', () => {
     await h.products.addProduct('acme', 'CAM-1', { name: 'Camera' });
     await h.products.addProduct('acme', 'OLD-1', { name: 'Old thing' });
     await h.products.archiveProduct('acme', 'OLD-1');
-  });
-  after(async () => {
-    for (const fn of cleanup) await fn();
   });
 
   it('returns every product, archived included, in the Product shape, with its count', async () => {

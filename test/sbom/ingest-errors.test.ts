@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { buildHarness, type Harness, type Tenant } from '../helpers/app.js';
+import { before, describe, it } from 'node:test';
+import { buildHarness, type Harness, type Tenant, suiteTeardown } from '../helpers/app.js';
 import { cycloneDx16, fixtureBytes, fixtureJson } from './sbom-fixtures.js';
 
 const url = (sku: string) => `/api/v1/external/products/${sku}/sbom`;
@@ -12,14 +12,11 @@ const SPDX3 = 'spdx/example11-spdx3.0-sbom.spdx3.json';
 describe('SBOM ingest: errors', () => {
   let h: Harness;
   let acme: Tenant;
-  const cleanup: Array<() => Promise<void>> = [];
+  const teardown = suiteTeardown();
   before(async () => {
-    h = await buildHarness({ after: (fn: () => Promise<void>) => cleanup.push(fn) }, { RATE_LIMIT_PER_MINUTE: '1000' });
+    h = await buildHarness(teardown, { RATE_LIMIT_PER_MINUTE: '1000' });
     acme = await h.tenant('acme', ['products:write']);
     await h.products.addProduct('acme', 'RTR-1', { name: 'Router' });
-  });
-  after(async () => {
-    for (const fn of cleanup) await fn();
   });
 
   const post = (payload: unknown, contentType = 'application/json', sku = 'RTR-1') =>
@@ -191,14 +188,11 @@ describe('SBOM ingest: errors', () => {
 describe('SBOM ingest: size limit', () => {
   let h: Harness;
   let acme: Tenant;
-  const cleanup: Array<() => Promise<void>> = [];
+  const teardown = suiteTeardown();
   before(async () => {
-    h = await buildHarness({ after: (fn: () => Promise<void>) => cleanup.push(fn) }, { SBOM_MAX_BYTES: '4096' });
+    h = await buildHarness(teardown, { SBOM_MAX_BYTES: '4096' });
     acme = await h.tenant('acme', ['products:write']);
     await h.products.addProduct('acme', 'RTR-1', { name: 'Router' });
-  });
-  after(async () => {
-    for (const fn of cleanup) await fn();
   });
 
   it('413 payload_too_large over SBOM_MAX_BYTES; a document under it is accepted', async () => {

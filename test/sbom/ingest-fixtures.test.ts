@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createOrgService } from '../../src/orgs/orgs.service.js';
 import { createProductService } from '../../src/products/products.service.js';
-import { buildHarness, type Harness, type Tenant } from '../helpers/app.js';
+import { buildHarness, type Harness, type Tenant, suiteTeardown } from '../helpers/app.js';
 import { runCli } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { FIXTURES, fixtureBytes, fixturePath } from './sbom-fixtures.js';
@@ -17,15 +17,12 @@ const FIRMWARE = '7.7.7';
 describe('SBOM ingest of the published fixtures through the API', () => {
   let h: Harness;
   let acme: Tenant;
-  const cleanup: Array<() => Promise<void>> = [];
+  const teardown = suiteTeardown();
   before(async () => {
-    h = await buildHarness({ after: (fn: () => Promise<void>) => cleanup.push(fn) });
+    h = await buildHarness(teardown);
     acme = await h.tenant('acme', ['products:write', 'products:read']);
     for (const f of FIXTURES) await h.products.addProduct('acme', skuOf(f.file), { name: f.file, firmwareVersion: FIRMWARE });
     await h.products.addProduct('acme', 'NO-FIRMWARE', { name: 'no firmware version' });
-  });
-  after(async () => {
-    for (const fn of cleanup) await fn();
   });
 
   for (const f of FIXTURES) {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { listRegistry, verifyRegistry } from '../../src/registry/registry.service.js';
-import { buildHarness, type Harness, type Tenant } from '../helpers/app.js';
+import { buildHarness, type Harness, type Tenant, suiteTeardown } from '../helpers/app.js';
 import { cycloneDx16, fixtureBytes } from './sbom-fixtures.js';
 
 const URL = '/api/v1/external/products/RTR-1/sbom';
@@ -9,14 +9,11 @@ const URL = '/api/v1/external/products/RTR-1/sbom';
 describe('SBOM ingest: revisions, duplicates, the catalogue, the registry', () => {
   let h: Harness;
   let acme: Tenant;
-  const cleanup: Array<() => Promise<void>> = [];
+  const teardown = suiteTeardown();
   before(async () => {
-    h = await buildHarness({ after: (fn: () => Promise<void>) => cleanup.push(fn) }, { API_HOSTS: 'api.example.test' });
+    h = await buildHarness(teardown, { API_HOSTS: 'api.example.test' });
     acme = await h.tenant('acme', ['products:write', 'products:read']);
     await h.products.addProduct('acme', 'RTR-1', { name: 'Router', firmwareVersion: '9.9.9' });
-  });
-  after(async () => {
-    for (const fn of cleanup) await fn();
   });
 
   const post = (payload: string | Buffer, contentType = 'application/json') =>
