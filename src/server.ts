@@ -24,8 +24,14 @@ async function main(): Promise<void> {
     if (closing) return;
     closing = true;
     app!.log.info({ signal }, 'shutting down');
+    // close() ends the connections that are idle when it starts; a keep-alive connection whose
+    // request is still in flight would then hold the process until its keep-alive timeout
+    // (72 s). Ending each one as soon as its response is out lets shutdown take as long as
+    // the slowest request.
+    const idleCloser = setInterval(() => app!.server.closeIdleConnections(), 50);
     try {
       await app!.close();
+      clearInterval(idleCloser);
       await rateLimitStore.close();
       await database.close();
       process.exit(0);

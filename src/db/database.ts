@@ -26,6 +26,13 @@ export interface Database {
    * in `columns` order (no array per row when there are 100,000 of them).
    */
   bulkInsert<T extends keyof DB & string>(trx: Trx, table: T, columns: ReadonlyArray<keyof DB[T] & string>, values: readonly unknown[]): Promise<void>;
+  /**
+   * A token that changes whenever a transaction commits, in this process or any other; null
+   * when this database cannot tell cheaply (PostgreSQL, an in-memory SQLite) or not at this
+   * instant. Lets a cache of rows that must never be stale (API keys) skip the query while
+   * nothing has been written: read the token before the query, keep the rows under it.
+   */
+  changeToken(): string | null;
   /** Cheap round trip for /readyz. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -42,6 +42,8 @@ export function openPostgres(url: string, poolSize = 10): Database {
     bulkInsert(trx, table, columns, values) {
       return chunkedInsert(trx, 'postgres', table, columns, values);
     },
+    // No cheap, exact signal of other sessions' commits: readers always query.
+    changeToken: () => null,
     async ping() {
       await sql`select 1`.execute(db);
     },

@@ -6,6 +6,7 @@ import { insertText, MAX_PARAMETERS, rowCount } from './bulk-insert.js';
 import type { Database, Trx } from './database.js';
 import type { DB } from './schema.js';
 import { createNativeStatements, registerNative, unregisterNative } from './native-reads.js';
+import { openWalChangeToken } from './sqlite-change-token.js';
 import { createStatementCache, kyselyDatabase } from './sqlite-statement-cache.js';
 
 interface Pending {
@@ -27,6 +28,9 @@ export function openSqlite(path: string): Database {
   native.pragma('synchronous = FULL');
   native.pragma('foreign_keys = ON');
   native.pragma('busy_timeout = 10000');
+  // The first read in WAL mode creates the wal-index whose header is the change token.
+  native.prepare('select 1 from sqlite_master limit 1').get();
+  const changeToken = path === ':memory:' ? null : openWalChangeToken(path);
   const prepare = createStatementCache(native);
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: kyselyDatabase(native, prepare) }) });
   const nativeStatements = createNativeStatements(native, prepare);
@@ -143,11 +147,13 @@ export function openSqlite(path: string): Database {
         prepare(insertText('sqlite', table, columns, perStatement)).run(parameters);
       }
     },
+    changeToken: () => changeToken?.read() ?? null,
     async ping() {
       await sql`select 1`.execute(db);
     },
     async close() {
       while (scheduled || queue.length > 0) await new Promise((r) => setTimeout(r, 5));
+      changeToken?.close();
       await db.destroy();
     },
   };

@@ -5,15 +5,34 @@ import { keysRepo } from './keys.repo.js';
 import type { Scope } from './scopes.js';
 
 export interface Principal {
-  keyId: string;
-  keyName: string;
-  orgId: string;
-  scopes: ReadonlySet<Scope>;
+  readonly keyId: string;
+  readonly keyName: string;
+  readonly orgId: string;
+  readonly scopes: ReadonlySet<Scope>;
   /** The organisation's registry head when the request was authenticated: its change stamp. */
-  orgStamp: number;
+  readonly orgStamp: number;
+}
+
+type KeyRow = NonNullable<Awaited<ReturnType<typeof keysRepo.findByDigest>>>;
+
+interface Found {
+  key: KeyRow;
+  principal: Principal;
+  /** key.last_used_at in milliseconds (0 when never used), parsed once. */
+  lastUsedMs: number;
 }
 
 const TOUCH_INTERVAL_MS = 60_000;
+/** Keys remembered between two commits; any beyond are looked up every time. */
+const REMEMBERED_KEYS_LIMIT = 10_000;
+
+function found(key: KeyRow): Found {
+  return {
+    key,
+    principal: { keyId: key.id, keyName: key.name, orgId: key.org_id, scopes: new Set(key.scopes.split(',') as Scope[]), orgStamp: key.org_stamp },
+    lastUsedMs: key.last_used_at ? Date.parse(key.last_used_at) : 0,
+  };
+}
 
 /**
  * Secret → the key's principal, or null for anything that must be a 401 (malformed, wrong
@@ -22,20 +41,51 @@ const TOUCH_INTERVAL_MS = 60_000;
 export function createAuthenticator(database: Database, clock: Clock = systemClock, onTouchError: (e: unknown) => void = () => {}) {
   // Remembers this process's last write per key, so a burst of requests writes once.
   const touchedAt = new Map<string, number>();
+  // Keys found by their current digest, exact for as long as the database's change token stays
+  // the same: any commit, by this process or another (a revocation by cra-admin, another
+  // instance), changes the token and empties this before the next lookup uses it. Expiry is
+  // checked on every request. Unknown digests and secrets in grace are always looked up.
+  const remembered = new Map<string, Found>();
+  let rememberedAt: string | null = null;
+
+  async function lookup(digest: string, nowIso: string): Promise<Found | undefined> {
+    const token = database.changeToken();
+    if (token !== rememberedAt) {
+      remembered.clear();
+      rememberedAt = token;
+    }
+    if (token !== null) {
+      const hit = remembered.get(digest);
+      if (hit) return hit;
+    }
+    const key = await keysRepo.findByDigest(database.db, digest);
+    if (key) {
+      const result = found(key);
+      // The row is at least as new as the token read before it. Kept only if no newer token
+      // has been seen meanwhile; a commit after the read changes the token, which drops it.
+      if (token !== null && rememberedAt === token && remembered.size < REMEMBERED_KEYS_LIMIT) remembered.set(digest, result);
+      return result;
+    }
+    const inGrace = await keysRepo.findInGrace(database.db, digest, nowIso);
+    return inGrace && found(inGrace);
+  }
+
   return async function authenticate(secret: string): Promise<Principal | null> {
     if (!isWellFormedKey(secret)) return null;
     const now = clock();
     const nowIso = iso(now);
-    const key = await keysRepo.findForAuthentication(database.db, digestKey(secret), nowIso);
-    if (!key || key.revoked_at !== null) return null;
+    const result = await lookup(digestKey(secret), nowIso);
+    if (!result) return null;
+    const { key } = result;
+    if (key.revoked_at !== null) return null;
     if (key.expires_at !== null && key.expires_at <= nowIso) return null;
     // last_used_at is written at most once a minute per key, off the request's path.
-    const lastUsed = Math.max(key.last_used_at ? Date.parse(key.last_used_at) : 0, touchedAt.get(key.id) ?? 0);
+    const lastUsed = Math.max(result.lastUsedMs, touchedAt.get(key.id) ?? 0);
     if (now.getTime() - lastUsed >= TOUCH_INTERVAL_MS) {
       touchedAt.set(key.id, now.getTime());
       keysRepo.touch(database.db, key.id, nowIso).catch(onTouchError);
     }
-    return { keyId: key.id, keyName: key.name, orgId: key.org_id, scopes: new Set(key.scopes.split(',') as Scope[]), orgStamp: key.org_stamp };
+    return result.principal;
   };
 }
 

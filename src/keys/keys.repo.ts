@@ -36,15 +36,16 @@ export const keysRepo = {
     return db.selectFrom('api_keys').selectAll().where('org_id', '=', orgId).orderBy('created_at').orderBy('name').execute();
   },
 
-  /**
-   * The key whose current secret, or whose rotated-out secret still in grace, has this digest,
-   * with its organisation's registry head (the change stamp read caches are keyed by).
-   */
-  async findForAuthentication(db: Executor, digest: string, now: string) {
-    const [current] = await byDigestQuery(db, { digest });
-    if (current) return current;
-    const [inGrace] = await byGraceDigestQuery(db, { digest, now });
-    return inGrace;
+  /** The key whose current secret has this digest, with its organisation's registry head (the change stamp read caches are keyed by). */
+  async findByDigest(db: Executor, digest: string) {
+    const [key] = await byDigestQuery(db, { digest });
+    return key;
+  },
+
+  /** The key whose rotated-out secret has this digest and is still in its grace period. */
+  async findInGrace(db: Executor, digest: string, now: string) {
+    const [key] = await byGraceDigestQuery(db, { digest, now });
+    return key;
   },
 
   async rotate(db: Executor, id: string, change: { digest: string; prefix: string; grace_digest: string | null; grace_expires_at: string | null }) {

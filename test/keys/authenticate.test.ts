@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Database } from '../../src/db/index.js';
+import { createAuthenticator } from '../../src/keys/authenticate.js';
+import { useHarness } from '../helpers/app.js';
+
+// The authenticator remembers keys between commits (src/keys/authenticate.ts), trusting the
+// database's change token to say when anything was written. These tests hold the token still
+// by hand to show what is remembered and what is checked on every request regardless; the
+// security table (test/helpers/security.ts) and the server-process test show that with the
+// real token a revocation, from this process or from cra-admin, applies to the next request.
+describe('the authenticator between commits', () => {
+  const harness = useHarness();
+
+  function withToken(database: Database) {
+    const control = { token: 'before' as string | null };
+    const authenticate = createAuthenticator({ ...database, changeToken: () => control.token }, harness().clock.now);
+    return { control, authenticate };
+  }
+
+  it('answers from memory while the token holds and looks the key up again once it changes', async () => {
+    const h = harness();
+    const t = await h.tenant('auth-memory', ['products:read']);
+    const { control, authenticate } = withToken(h.database);
+    assert.equal((await authenticate(t.key))?.orgId, t.orgId);
+    await h.keys.revokeKey({ org: t.slug, name: (await h.keys.listKeys(t.slug))[0]!.name });
+    assert.equal((await authenticate(t.key))?.orgId, t.orgId, 'remembered: the token did not move');
+    control.token = 'after';
+    assert.equal(await authenticate(t.key), null, 'a new token: the revocation is seen');
+  });
+
+  it('never remembers anything when the database gives no token', async () => {
+    const h = harness();
+    const t = await h.tenant('auth-no-token', ['products:read']);
+    const { control, authenticate } = withToken(h.database);
+    control.token = null;
+    assert.ok(await authenticate(t.key));
+    await h.keys.revokeKey({ org: t.slug, name: (await h.keys.listKeys(t.slug))[0]!.name });
+    assert.equal(await authenticate(t.key), null);
+  });
+
+  it('checks expiry on every request, remembered or not', async () => {
+    const h = harness();
+    const t = await h.tenant('auth-expiry', ['products:read']);
+    const issued = await h.keys.createKey({ org: t.slug, name: 'short', scopes: ['products:read'], expiresAt: new Date(h.clock.now().getTime() + 60_000) });
+    const { authenticate } = withToken(h.database);
+    assert.ok(await authenticate(issued.secret));
+    h.clock.advance(60_000);
+    assert.equal(await authenticate(issued.secret), null);
+  });
+
+  it('ends a rotated-out secret when its grace ends, with the token held still', async () => {
+    const h = harness();
+    const t = await h.tenant('auth-grace', ['products:read']);
+    await h.keys.rotateKey({ org: t.slug, name: (await h.keys.listKeys(t.slug))[0]!.name, graceMs: 60_000 });
+    const { authenticate } = withToken(h.database);
+    assert.ok(await authenticate(t.key), 'in grace');
+    h.clock.advance(60_000);
+    assert.equal(await authenticate(t.key), null, 'grace over');
+  });
+
+  it('looks up a secret it has not seen, even with the token held still', async () => {
+    const h = harness();
+    const t = await h.tenant('auth-unknown', ['products:read']);
+    const { authenticate } = withToken(h.database);
+    assert.ok(await authenticate(t.key));
+    const rotated = await h.keys.rotateKey({ org: t.slug, name: (await h.keys.listKeys(t.slug))[0]!.name });
+    assert.equal((await authenticate(rotated.secret))?.orgId, t.orgId);
+  });
+});
