@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { stealMeter } from './cpu-steal.mjs';
 import { freePort } from './free-port.mjs';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -100,8 +101,9 @@ export async function runHttpBench({ duration = 10, connections = 50, rounds = 2
     for (let round = 1; round <= rounds; round++) {
       for (const [name, opts] of targets.filter(([name]) => name.startsWith('bare') || !only || only.some((o) => name.includes(o)))) {
         await cannon({ ...opts, connections, duration: 2 }); // warm-up (JIT, caches)
-        const row = summarise(name, await cannon({ ...opts, connections, duration }));
-        log(`  round ${round} ${name}: ${row.requests_per_second} req/s, p99 ${row.latency_p99_ms} ms`);
+        const steal = stealMeter();
+        const row = { ...summarise(name, await cannon({ ...opts, connections, duration })), cpu_steal_pct: steal.stop() };
+        log(`  round ${round} ${name}: ${row.requests_per_second} req/s, p99 ${row.latency_p99_ms} ms, ${row.cpu_steal_pct ?? '?'} % of CPU time stolen`);
         if (!best.has(name) || row.requests_per_second > best.get(name).requests_per_second) best.set(name, { ...row, rounds });
       }
     }

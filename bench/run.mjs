@@ -1,6 +1,6 @@
 // `npm run bench`: the service against the framework's limit on this machine, in one run.
-// Prints a table and writes bench/results.json. Options: --duration S (per HTTP target, 10),
-// --connections N (50), --rounds N (2), --sbom-runs N (5), --skip-sbom, --only products,429.
+// Prints a table and writes bench/results.json. Options: --duration S (per HTTP target, 6),
+// --connections N (50), --rounds N (3), --sbom-runs N (5), --skip-sbom, --only products,429.
 import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -11,7 +11,7 @@ const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? process.argv[i + 1] : fallback;
 };
-const duration = Number(arg('duration', 10));
+const duration = Number(arg('duration', 6));
 const connections = Number(arg('connections', 50));
 const sbomRuns = Number(arg('sbom-runs', 5));
 
@@ -22,9 +22,9 @@ const GOALS = {
   '429 path': 0.5,
 };
 
-console.log(`HTTP: ${connections} connections, ${duration} s per target after a 2 s warm-up, best of ${arg('rounds', 2)} interleaved rounds`);
+console.log(`HTTP: ${connections} connections, ${duration} s per target after a 2 s warm-up, best of ${arg('rounds', 3)} interleaved rounds`);
 const only = arg('only', null)?.split(',');
-const rounds = Number(arg('rounds', 2));
+const rounds = Number(arg('rounds', 3));
 const http = await runHttpBench({ duration, connections, rounds, only });
 let sbom = [];
 if (!process.argv.includes('--skip-sbom')) {
@@ -39,15 +39,15 @@ const rows = http.map((r) => {
 });
 
 const pad = (v, n) => String(v).padEnd(n);
-console.log(`\n${pad('target', 28)}${pad('req/s', 9)}${pad('ratio', 7)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('goal', 28)}status codes`);
+console.log(`\n${pad('target', 28)}${pad('req/s', 9)}${pad('ratio', 7)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('steal %', 9)}${pad('goal', 28)}status codes`);
 for (const r of rows) {
-  console.log(`${pad(r.name, 28)}${pad(r.requests_per_second, 9)}${pad(r.ratio_to_bare, 7)}${pad(r.latency_p50_ms, 8)}${pad(r.latency_p99_ms, 8)}${pad(r.goal ? `${r.goal} ${r.met}` : '', 28)}${JSON.stringify(r.status_codes)}`);
+  console.log(`${pad(r.name, 28)}${pad(r.requests_per_second, 9)}${pad(r.ratio_to_bare, 7)}${pad(r.latency_p50_ms, 8)}${pad(r.latency_p99_ms, 8)}${pad(r.cpu_steal_pct ?? '?', 9)}${pad(r.goal ? `${r.goal} ${r.met}` : '', 28)}${JSON.stringify(r.status_codes)}`);
 }
 if (sbom.length) {
-  console.log(`\n${pad('SBOM components', 18)}${pad('MiB', 7)}${pad('median ms', 11)}${pad('components/s', 14)}${pad('peak RSS MiB', 14)}goal`);
+  console.log(`\n${pad('SBOM components', 18)}${pad('MiB', 7)}${pad('median ms', 11)}${pad('components/s', 14)}${pad('peak RSS MiB', 14)}${pad('steal %', 9)}goal`);
   for (const s of sbom) {
     const goal = s.components === 10_000 ? (s.components_per_second >= 100_000 ? '≥ 100,000/s met' : '≥ 100,000/s MISSED') : s.server_peak_rss_mib < 1024 ? '< 1 GiB RSS met' : '< 1 GiB RSS MISSED';
-    console.log(`${pad(s.components.toLocaleString('en'), 18)}${pad(s.document_mib, 7)}${pad(s.median_ms, 11)}${pad(s.components_per_second.toLocaleString('en'), 14)}${pad(s.server_peak_rss_mib ?? '?', 14)}${goal}`);
+    console.log(`${pad(s.components.toLocaleString('en'), 18)}${pad(s.document_mib, 7)}${pad(s.median_ms, 11)}${pad(s.components_per_second.toLocaleString('en'), 14)}${pad(s.server_peak_rss_mib ?? '?', 14)}${pad(s.cpu_steal_pct ?? '?', 9)}${goal}`);
   }
 }
 

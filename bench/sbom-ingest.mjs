@@ -12,6 +12,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { stealMeter } from './cpu-steal.mjs';
 import { freePort } from './free-port.mjs';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -122,6 +123,7 @@ export async function runSbomIngestBench({ sizes = [10_000, 100_000], runs = 5, 
       const components = benchComponents(size);
       const times = [];
       let bytes = 0;
+      const steal = stealMeter();
       // The first upload warms up (schema compilation, JIT) and is not counted.
       for (let run = 0; run <= runs; run++) {
         const body = Buffer.from(benchDocument(components));
@@ -146,11 +148,12 @@ export async function runSbomIngestBench({ sizes = [10_000, 100_000], runs = 5, 
         min_ms: Math.round(Math.min(...times)),
         components_per_second: Math.round(size / (ms / 1000)),
         server_peak_rss_mib: peakRssMiB(child.pid),
+        cpu_steal_pct: steal.stop(),
       };
       results.push(result);
       log(
         `sbom ingest ${size.toLocaleString('en')} components (${result.document_mib} MiB): median ${result.median_ms} ms (min ${result.min_ms}), ` +
-          `${result.components_per_second.toLocaleString('en')} components/s, server peak RSS ${result.server_peak_rss_mib ?? '?'} MiB`,
+          `${result.components_per_second.toLocaleString('en')} components/s, server peak RSS ${result.server_peak_rss_mib ?? '?'} MiB, ${result.cpu_steal_pct ?? '?'} % of CPU time stolen`,
       );
     }
   } finally {

@@ -18,8 +18,9 @@ type KeyRow = NonNullable<Awaited<ReturnType<typeof keysRepo.findByDigest>>>;
 interface Found {
   key: KeyRow;
   principal: Principal;
-  /** key.last_used_at in milliseconds (0 when never used), parsed once. */
+  /** key.last_used_at and key.expires_at in milliseconds, parsed once (0 / Infinity when unset). */
   lastUsedMs: number;
+  expiresMs: number;
 }
 
 const TOUCH_INTERVAL_MS = 60_000;
@@ -31,6 +32,7 @@ function found(key: KeyRow): Found {
     key,
     principal: { keyId: key.id, keyName: key.name, orgId: key.org_id, scopes: new Set(key.scopes.split(',') as Scope[]), orgStamp: key.org_stamp },
     lastUsedMs: key.last_used_at ? Date.parse(key.last_used_at) : 0,
+    expiresMs: key.expires_at ? Date.parse(key.expires_at) : Infinity,
   };
 }
 
@@ -48,7 +50,7 @@ export function createAuthenticator(database: Database, clock: Clock = systemClo
   const remembered = new Map<string, Found>();
   let rememberedAt: string | null = null;
 
-  async function lookup(digest: string, nowIso: string): Promise<Found | undefined> {
+  async function lookup(digest: string, now: Date): Promise<Found | undefined> {
     const token = database.changeToken();
     if (token !== rememberedAt) {
       remembered.clear();
@@ -66,24 +68,24 @@ export function createAuthenticator(database: Database, clock: Clock = systemClo
       if (token !== null && rememberedAt === token && remembered.size < REMEMBERED_KEYS_LIMIT) remembered.set(digest, result);
       return result;
     }
-    const inGrace = await keysRepo.findInGrace(database.db, digest, nowIso);
+    const inGrace = await keysRepo.findInGrace(database.db, digest, iso(now));
     return inGrace && found(inGrace);
   }
 
   return async function authenticate(secret: string): Promise<Principal | null> {
     if (!isWellFormedKey(secret)) return null;
     const now = clock();
-    const nowIso = iso(now);
-    const result = await lookup(digestKey(secret), nowIso);
+    const nowMs = now.getTime();
+    const result = await lookup(digestKey(secret), now);
     if (!result) return null;
     const { key } = result;
     if (key.revoked_at !== null) return null;
-    if (key.expires_at !== null && key.expires_at <= nowIso) return null;
+    if (result.expiresMs <= nowMs) return null;
     // last_used_at is written at most once a minute per key, off the request's path.
     const lastUsed = Math.max(result.lastUsedMs, touchedAt.get(key.id) ?? 0);
-    if (now.getTime() - lastUsed >= TOUCH_INTERVAL_MS) {
-      touchedAt.set(key.id, now.getTime());
-      keysRepo.touch(database.db, key.id, nowIso).catch(onTouchError);
+    if (nowMs - lastUsed >= TOUCH_INTERVAL_MS) {
+      touchedAt.set(key.id, nowMs);
+      keysRepo.touch(database.db, key.id, iso(now)).catch(onTouchError);
     }
     return result.principal;
   };
