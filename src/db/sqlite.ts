@@ -24,13 +24,14 @@ export function openSqlite(path: string): Database {
   const native = new SQLite(path);
   // WAL lets readers run beside the writer; synchronous=FULL makes every commit durable
   // (fsync of the WAL) before the transaction returns.
-  native.pragma('journal_mode = WAL');
+  const walMode = native.pragma('journal_mode = WAL', { simple: true }) === 'wal';
   native.pragma('synchronous = FULL');
   native.pragma('foreign_keys = ON');
   native.pragma('busy_timeout = 10000');
   // The first read in WAL mode creates the wal-index whose header is the change token.
   native.prepare('select 1 from sqlite_master limit 1').get();
-  const changeToken = path === ':memory:' ? null : openWalChangeToken(path);
+  // Only a WAL database has a wal-index; anything else (in memory) reads keys every time.
+  const changeToken = walMode && path !== ':memory:' ? openWalChangeToken(path) : null;
   const prepare = createStatementCache(native);
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: kyselyDatabase(native, prepare) }) });
   const nativeStatements = createNativeStatements(native, prepare);
