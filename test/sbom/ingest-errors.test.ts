@@ -149,6 +149,9 @@ describe('SBOM ingest: errors', () => {
       await expectError('', 400, 'invalid_json');
       await expectError('{"bomFormat":"CycloneDX","specVersion":"1.6","__proto__":{"polluted":true}}', 400, 'invalid_json');
       await expectError('{"bomFormat":"CycloneDX","specVersion":"1.6","components":[{"constructor":{"prototype":{"polluted":true}}}]}', 400, 'invalid_json');
+      // The same keys spelled with \u escapes.
+      await expectError('{"bomFormat":"CycloneDX","specVersion":"1.6","\\u005f\\u005fproto\\u005f\\u005f":{"polluted":true}}', 400, 'invalid_json');
+      await expectError('{"bomFormat":"CycloneDX","specVersion":"1.6","components":[{"\\u0063onstructor":{"prototype":{"polluted":true}}}]}', 400, 'invalid_json');
       assert.equal(({} as Record<string, unknown>).polluted, undefined);
     });
     it('a body not sent as JSON → 415', async () => {
