@@ -66,22 +66,6 @@ export function createProductService(database: Database, orgs: OrgService, clock
     }
   }
 
-  async function loadProducts(orgId: string): Promise<ProductView[]> {
-    const rows = await productsRepo.listWithCaseCounts(database.db, orgId);
-    return rows.map((p) => ({
-      id: p.id,
-      name: p.name,
-      sku: p.sku,
-      gtin: p.gtin,
-      firmware_version: p.firmware_version,
-      end_of_support: p.end_of_support,
-      sbom_components: p.sbom_components,
-      sbom_status: p.sbom_status,
-      status: p.status,
-      risk_level: riskLevel(Number(p.open_cases), Number(p.open_notifiable_cases)),
-    }));
-  }
-
   return {
     requireProduct,
 
@@ -132,9 +116,22 @@ export function createProductService(database: Database, orgs: OrgService, clock
     },
 
     /** The catalogue as the API returns it: every product, archived included, with its risk. */
-    listProducts: loadProducts,
+    async listProducts(orgId: string): Promise<ProductView[]> {
+      const rows = await productsRepo.listWithCaseCounts(database.db, orgId);
+      return rows.map((p) => ({
+        id: p.id,
+        name: p.name,
+        sku: p.sku,
+        gtin: p.gtin,
+        firmware_version: p.firmware_version,
+        end_of_support: p.end_of_support,
+        sbom_components: p.sbom_components,
+        sbom_status: p.sbom_status,
+        status: p.status,
+        risk_level: riskLevel(Number(p.open_cases), Number(p.open_notifiable_cases)),
+      }));
+    },
   };
-
 }
 
 export type ProductService = ReturnType<typeof createProductService>;
