@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { ErrorDetail } from '../errors.js';
+import { MAX_DETAILS, pointer } from './json-checks.js';
 import { STRING_ENUM_KEYWORD, withSetEnums } from './large-enums.js';
 import { findDuplicate, UNIQUE_KEYWORD, withLinearUniqueItems } from './unique-items.js';
 
@@ -13,7 +14,6 @@ import { findDuplicate, UNIQUE_KEYWORD, withLinearUniqueItems } from './unique-i
 export const CYCLONEDX_VERSIONS = ['1.2', '1.3', '1.4', '1.5', '1.6', '1.7'] as const;
 export type CycloneDxVersion = (typeof CYCLONEDX_VERSIONS)[number];
 
-const MAX_DETAILS = 50;
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 function schemaDir(): string {
@@ -120,8 +120,8 @@ export function errorDetails(errors: readonly ErrorObject[]): ErrorDetail[] {
   for (const e of errors) {
     const params = e.params as Record<string, unknown>;
     let path = e.instancePath;
-    if (typeof params.missingProperty === 'string') path += `/${escapePointer(params.missingProperty)}`;
-    if (typeof params.additionalProperty === 'string') path += `/${escapePointer(params.additionalProperty)}`;
+    if (typeof params.missingProperty === 'string') path = pointer(path, params.missingProperty);
+    if (typeof params.additionalProperty === 'string') path = pointer(path, params.additionalProperty);
     const detail = { path: path || '/', message: e.message ?? 'is invalid' };
     const key = `${detail.path}\n${detail.message}`;
     if (seen.has(key)) continue;
@@ -130,10 +130,6 @@ export function errorDetails(errors: readonly ErrorObject[]): ErrorDetail[] {
     if (details.length === MAX_DETAILS) break;
   }
   return details;
-}
-
-function escapePointer(token: string): string {
-  return token.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
 /** The document's schema violations (empty when valid). */

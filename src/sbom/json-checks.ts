@@ -1,9 +1,10 @@
 import type { ErrorDetail } from '../errors.js';
 
-// Small building blocks for the hand-written SPDX validators: each records failures as
+// Small building blocks for the SBOM validators: each records failures as
 // {path: JSON pointer, message} in the order met, up to a cap.
 
-const MAX_DETAILS = 50;
+/** At most this many failures are reported for one document, whatever its format. */
+export const MAX_DETAILS = 50;
 
 export type Json = Record<string, unknown>;
 
