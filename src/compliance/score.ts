@@ -1,3 +1,5 @@
+import { iso } from '../shared/time.js';
+
 // The compliance indicators of decisions §3, as one pure function of the organisation's cases,
 // its products and the instant of evaluation. Nothing here reads a clock or a database, so
 // every rule is tested in isolation and `cra-admin score explain` prints the same breakdown.
@@ -164,7 +166,7 @@ export function computeScore(input: { cases: readonly ScoreCase[]; products: rea
       mttn_seconds: mttn.seconds,
       sbom_coverage_percent: coverage.percent,
       open_incidents: cases.filter((c) => c.status === 'open').length,
-      generated_at: now.toISOString(),
+      generated_at: iso(now),
       active_timers: activeTimers(cases),
     },
     breakdown: { start: 100, rules, total_penalty: totalPenalty, unclamped, cra_health_score: health },

@@ -14,7 +14,8 @@ export function success<T extends TSchema>(schema: T, description: string): T {
   return { ...schema, description, headers: rateLimitHeaders } as T;
 }
 
-function errorResponse(description: string, headers?: Record<string, unknown>): TSchema {
+/** An error response: the common error body, described for this status. */
+export function errorResponse(description: string, headers?: Record<string, unknown>): TSchema {
   return Type.Ref(ErrorBodySchema, { description, ...(headers ? { headers } : {}) });
 }
 

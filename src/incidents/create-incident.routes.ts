@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { ErrorBodySchema } from '../errors.js';
-import { apiSecurity, authErrors, bodyErrors, success } from '../http/openapi-responses.js';
+import { apiSecurity, authErrors, bodyErrors, errorResponse, success } from '../http/openapi-responses.js';
 import { IncidentCreatedSchema, NewIncidentSchema, type NewIncident } from './incidents.schemas.js';
 import type { IncidentService } from './incidents.service.js';
 
@@ -37,9 +36,9 @@ export function createIncidentRoute(app: FastifyInstance, deps: { incidents: Inc
         response: {
           201: success(Type.Ref(IncidentCreatedSchema), 'Registered; durable before this answer'),
           ...bodyErrors,
-          422: Type.Ref(ErrorBodySchema, {
-            description: 'Invalid body: description missing or blank, a field of the wrong type or too long, or a cve not of the form CVE-YYYY-NNNN… (code validation_failed; details name the fields as JSON pointers)',
-          }),
+          422: errorResponse(
+            'Invalid body: description missing or blank, a field of the wrong type or too long, or a cve not of the form CVE-YYYY-NNNN… (code validation_failed; details name the fields as JSON pointers)',
+          ),
           ...authErrors,
         },
       },

@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { ErrorBodySchema } from '../errors.js';
-import { apiSecurity, authErrors, bodyErrors, success } from '../http/openapi-responses.js';
+import { apiSecurity, authErrors, bodyErrors, errorResponse, success } from '../http/openapi-responses.js';
 import { CYCLONEDX_VERSIONS, cycloneDxValidator, isCycloneDxValidatorReady, type CycloneDxVersion } from './cyclonedx-validator.js';
 import type { SbomIngestService } from './ingest.service.js';
 import { SbomIngestedSchema } from './sbom.schemas.js';
@@ -22,8 +21,6 @@ const spdx3 = Type.Object(
   { title: 'SPDX 3.0 JSON-LD', description: 'An SPDX 3.0 document in JSON-LD with an SpdxDocument naming its root elements' },
 );
 const anySbom = Type.Union([cycloneDx, spdx2, spdx3], { description: 'Any supported SBOM document' });
-
-const error = (description: string) => Type.Ref(ErrorBodySchema, { description });
 
 export function ingestSbomRoute(app: FastifyInstance, deps: { sbom: SbomIngestService; maxBytes: number }): void {
   // The document's digest covers its exact bytes, so this operation reads a Buffer and the
@@ -64,9 +61,9 @@ export function ingestSbomRoute(app: FastifyInstance, deps: { sbom: SbomIngestSe
           200: success(Type.Ref(SbomIngestedSchema), 'This product already has the identical document; the stored revision'),
           ...authErrors,
           ...bodyErrors,
-          404: error('No product with this SKU in the organisation (code product_not_found)'),
-          409: error('The product is archived (code product_archived)'),
-          422: error(
+          404: errorResponse('No product with this SKU in the organisation (code product_not_found)'),
+          409: errorResponse('The product is archived (code product_archived)'),
+          422: errorResponse(
             'Neither CycloneDX JSON 1.2–1.7 nor SPDX 2.2/2.3 JSON or 3.0 JSON-LD (code unsupported_sbom_format), ' +
               'or a recognised format that fails its schema (code invalid_sbom, `details` with JSON pointers)',
           ),
