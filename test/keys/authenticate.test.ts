@@ -12,6 +12,9 @@ import { useHarness } from '../helpers/app.js';
 describe('the authenticator between commits', () => {
   const harness = useHarness();
 
+  /** The name of the one key a fresh tenant has. */
+  const onlyKeyName = async (slug: string) => (await harness().keys.listKeys(slug))[0]!.name;
+
   function withToken(database: Database) {
     const control = { token: 'before' as string | null };
     const authenticate = createAuthenticator({ ...database, changeToken: () => control.token }, harness().clock.now);
@@ -23,7 +26,7 @@ describe('the authenticator between commits', () => {
     const t = await h.tenant('auth-memory', ['products:read']);
     const { control, authenticate } = withToken(h.database);
     assert.equal((await authenticate(t.key))?.orgId, t.orgId);
-    await h.keys.revokeKey({ org: t.slug, name: (await h.keys.listKeys(t.slug))[0]!.name });
+    await h.keys.revokeKey({ org: t.slug, name: await onlyKeyName(t.slug) });
     assert.equal((await authenticate(t.key))?.orgId, t.orgId, 'remembered: the token did not move');
     control.token = 'after';
     assert.equal(await authenticate(t.key), null, 'a new token: the revocation is seen');
@@ -35,7 +38,7 @@ describe('the authenticator between commits', () => {
     const { control, authenticate } = withToken(h.database);
     control.token = null;
     assert.ok(await authenticate(t.key));
-    await h.keys.revokeKey({ org: t.slug, name: (await h.keys.listKeys(t.slug))[0]!.name });
+    await h.keys.revokeKey({ org: t.slug, name: await onlyKeyName(t.slug) });
     assert.equal(await authenticate(t.key), null);
   });
 
@@ -52,7 +55,7 @@ describe('the authenticator between commits', () => {
   it('ends a rotated-out secret when its grace ends, with the token held still', async () => {
     const h = harness();
     const t = await h.tenant('auth-grace', ['products:read']);
-    await h.keys.rotateKey({ org: t.slug, name: (await h.keys.listKeys(t.slug))[0]!.name, graceMs: 60_000 });
+    await h.keys.rotateKey({ org: t.slug, name: await onlyKeyName(t.slug), graceMs: 60_000 });
     const { authenticate } = withToken(h.database);
     assert.ok(await authenticate(t.key), 'in grace');
     h.clock.advance(60_000);
@@ -64,7 +67,7 @@ describe('the authenticator between commits', () => {
     const t = await h.tenant('auth-unknown', ['products:read']);
     const { authenticate } = withToken(h.database);
     assert.ok(await authenticate(t.key));
-    const rotated = await h.keys.rotateKey({ org: t.slug, name: (await h.keys.listKeys(t.slug))[0]!.name });
+    const rotated = await h.keys.rotateKey({ org: t.slug, name: await onlyKeyName(t.slug) });
     assert.equal((await authenticate(rotated.secret))?.orgId, t.orgId);
   });
 });
