@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-/** /work/shared sits beside the repository: ../shared/fixtures/sbom from the repo root. */
-export const FIXTURE_DIR = fileURLToPath(new URL('../../../shared/fixtures/sbom/', import.meta.url));
+/** Real published SBOMs, kept unchanged in the repository (see its README for sources and licences). */
+export const FIXTURE_DIR = fileURLToPath(new URL('../fixtures/sbom/', import.meta.url));
 
 export interface Fixture {
   file: string;
