@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 
 export const ActiveTimerSchema = Type.Object(
   {
@@ -39,5 +39,3 @@ export const ComplianceScoreSchema = Type.Object(
   },
   { $id: 'ComplianceScore', title: 'ComplianceScore', additionalProperties: false },
 );
-
-export type ComplianceScoreBody = Static<typeof ComplianceScoreSchema>;

@@ -1,7 +1,6 @@
 import { CompiledQuery } from 'kysely';
 import type { Trx } from './database.js';
 import type { DialectName } from './migrations/types.js';
-import type { DB } from './schema.js';
 
 // Inserting 100,000 rows through Kysely's query builder spends most of its time building and
 // compiling the AST of each multi-row VALUES list. Here the statement text for a chunk is
@@ -10,9 +9,6 @@ import type { DB } from './schema.js';
 
 /** Bound parameters per statement (SQLite allows 32,766, PostgreSQL 65,535); ~1,000 rows of 8 columns measured as fast as larger statements. */
 export const MAX_PARAMETERS = 8_192;
-
-/** Table and columns of a bulk insert, checked against the schema. */
-export type BulkColumns<T extends keyof DB & string> = ReadonlyArray<keyof DB[T] & string>;
 
 const texts = new Map<string, string>();
 

@@ -15,17 +15,9 @@ export interface OrganisationView {
 }
 
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
-export const INTAKE_MODES: readonly IntakeMode[] = ['signal', 'case'];
 
 export function toOrganisationView(org: Organisation): OrganisationView {
   return { id: org.id, slug: org.slug, name: org.name, intake_mode: org.intake_mode };
-}
-
-export function parseIntakeMode(value: string): IntakeMode {
-  if (!(INTAKE_MODES as readonly string[]).includes(value)) {
-    throw new AppError('validation_failed', `intake mode must be one of: ${INTAKE_MODES.join(', ')}`);
-  }
-  return value as IntakeMode;
 }
 
 export function createOrgService(database: Database, clock: Clock = systemClock) {

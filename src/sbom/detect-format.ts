@@ -1,8 +1,6 @@
 import { AppError } from '../errors.js';
 import { CYCLONEDX_VERSIONS, type CycloneDxVersion } from './cyclonedx-validator.js';
 
-export type SbomFormat = 'cyclonedx' | 'spdx';
-
 export type DetectedFormat =
   | { kind: 'cyclonedx'; format: 'cyclonedx'; specVersion: CycloneDxVersion }
   | { kind: 'spdx2'; format: 'spdx'; specVersion: '2.2' | '2.3' }

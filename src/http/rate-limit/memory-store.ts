@@ -15,7 +15,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
     this.sweeper.unref();
   }
 
-  consumeSync(bucket: string, limit: number, windowMs: number): RateLimitDecision {
+  async consume(bucket: string, limit: number, windowMs: number): Promise<RateLimitDecision> {
     const now = this.now();
     if (windowMs > this.longestWindowMs) this.longestWindowMs = windowMs;
     let times = this.buckets.get(bucket);
@@ -31,10 +31,6 @@ export class MemoryRateLimitStore implements RateLimitStore {
     }
     times.push(now);
     return { allowed: true, limit, remaining: limit - times.length, retryAfterSeconds: 0 };
-  }
-
-  async consume(bucket: string, limit: number, windowMs: number): Promise<RateLimitDecision> {
-    return this.consumeSync(bucket, limit, windowMs);
   }
 
   private sweep(): void {
