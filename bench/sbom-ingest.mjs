@@ -56,19 +56,14 @@ export function benchDocument(components) {
 
 async function prepare(databaseUrl) {
   const dist = (path) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
-  const [{ openDatabase, migrateToLatest }, { createOrgService }, { createKeyService }, { createProductService }] = await Promise.all([
-    dist('db/index.js'),
-    dist('orgs/orgs.service.js'),
-    dist('keys/keys.service.js'),
-    dist('products/products.service.js'),
-  ]);
+  const [{ openDatabase, migrateToLatest }, { createServices }] = await Promise.all([dist('db/index.js'), dist('services.js')]);
   const database = openDatabase(databaseUrl);
   try {
     await migrateToLatest(database);
-    const orgs = createOrgService(database);
+    const { orgs, keys, products } = createServices({ database });
     await orgs.createOrg({ slug: 'bench' });
-    const { secret } = await createKeyService(database, orgs).createKey({ org: 'bench', name: 'bench', scopes: ['products:write'] });
-    await createProductService(database, orgs).addProduct('bench', 'BENCH-1', { name: 'Bench gateway' });
+    const { secret } = await keys.createKey({ org: 'bench', name: 'bench', scopes: ['products:write'] });
+    await products.addProduct('bench', 'BENCH-1', { name: 'Bench gateway' });
     return secret;
   } finally {
     await database.close();

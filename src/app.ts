@@ -1,7 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { Config } from './config.js';
-import type { Database } from './db/index.js';
 import { registerAuth } from './http/auth.js';
 import { API_PREFIX, SHORT_PREFIX } from './http/context.js';
 import { registerErrorHandling } from './http/errors.js';
@@ -12,23 +11,18 @@ import { trackOperations } from './http/method-not-allowed.js';
 import { registerOpenApi } from './http/openapi.js';
 import type { RateLimitStore } from './http/rate-limit/store.js';
 import { createAuthenticator } from './keys/authenticate.js';
-import { createOrgService } from './orgs/orgs.service.js';
 import { listProductsRoute, productSchemas } from './products/list-products.routes.js';
-import { createProductService } from './products/products.service.js';
 import { complianceSchemas, complianceScoreRoute } from './compliance/compliance-score.routes.js';
-import { createComplianceService } from './compliance/compliance.service.js';
 import { createIncidentRoute, incidentSchemas } from './incidents/create-incident.routes.js';
-import { createIncidentService } from './incidents/incidents.service.js';
-import { createSbomIngestService } from './sbom/ingest.service.js';
 import { ingestSbomRoute, sbomSchemas } from './sbom/ingest-sbom.routes.js';
-import { systemClock, type Clock } from './shared/time.js';
+import type { Services } from './services.js';
 import './http/context.js';
 
 export interface AppDeps {
   config: Config;
-  database: Database;
+  /** The composition root's services (src/services.ts); their database and clock are the app's. */
+  services: Services;
   rateLimitStore: RateLimitStore;
-  clock?: Clock;
   /** false in tests that do not read logs; a pino destination otherwise. */
   logger?: boolean | { stream: NodeJS.WritableStream };
 }
@@ -38,8 +32,8 @@ export const REDACTED_PATHS = ['req.headers["x-cra-api-key"]', 'req.headers.auth
 
 /** Builds the whole HTTP application; never listens, so tests can use `inject`. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const { config, database, rateLimitStore } = deps;
-  const clock = deps.clock ?? systemClock;
+  const { config, services, rateLimitStore } = deps;
+  const { database, clock, products, incidents, compliance, sbom } = services;
   const logger =
     deps.logger === false
       ? false
@@ -66,11 +60,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   for (const schema of [...incidentSchemas, ...complianceSchemas]) app.addSchema(schema);
   for (const schema of sbomSchemas) app.addSchema(schema);
 
-  const orgs = createOrgService(database, clock);
-  const products = createProductService(database, orgs, clock);
-  const incidents = createIncidentService(database, clock);
-  const compliance = createComplianceService(database, orgs, clock);
-  const sbom = createSbomIngestService(database, products, clock);
   const authenticate = createAuthenticator(database, clock, (error) => app.log.warn({ err: error }, 'could not record key use'));
 
   registerShortFormHosts(app, config.apiHosts);

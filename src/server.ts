@@ -2,6 +2,7 @@ import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { migrateToLatest, openDatabase } from './db/index.js';
 import { createRateLimitStore } from './http/rate-limit/index.js';
+import { createServices } from './services.js';
 
 // Entry point: config → database → migrations → app → listen; SIGTERM/SIGINT close gracefully
 // (stop accepting, finish in-flight requests, close the database and rate-limit store).
@@ -17,7 +18,7 @@ async function main(): Promise<void> {
     info: (obj: object, msg: string) => app?.log.info(obj, msg),
   };
   const rateLimitStore = await createRateLimitStore(config.redisUrl, log);
-  app = await buildApp({ config, database, rateLimitStore });
+  app = await buildApp({ config, services: createServices({ database }), rateLimitStore });
 
   let closing = false;
   const shutdown = async (signal: string) => {

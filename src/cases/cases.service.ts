@@ -1,18 +1,14 @@
-import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/index.js';
 import { isUniqueViolation } from '../db/index.js';
-import type { CaseRow, CaseStatus, SignalRow } from '../db/schema.js';
+import type { CaseStatus } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import { signalsRepo } from '../incidents/signals.repo.js';
 import type { OrgService } from '../orgs/orgs.service.js';
-import { productsRepo } from '../products/products.repo.js';
+import type { ProductService } from '../products/products.service.js';
 import { appendRegistryEntry } from '../registry/registry.service.js';
 import { iso, systemClock, type Clock } from '../shared/time.js';
-import { caseDeadlines, caseTitle } from './case-rules.js';
 import { casesRepo, type CaseWithProduct } from './cases.repo.js';
-
-/** Signal status once a case exists for it (the spec names only INCOMING). */
-export const SIGNAL_CASE_OPENED = 'CASE_OPENED';
+import { openCase } from './open-case.js';
 
 /** A case as the console shows it. Notes are confidential and never leave the database. */
 export interface CaseView {
@@ -49,29 +45,6 @@ export function toCaseView(row: CaseWithProduct): CaseView {
   };
 }
 
-/** The row for a new open case on `signal`: same incident number, deadlines from awareness. */
-export function newCaseRow(signal: SignalRow, fields: { productId: string | null; title?: string | null; notifiable: boolean; awareAt: Date; note?: string | null; now: string }): CaseRow {
-  const deadlines = caseDeadlines(fields.awareAt);
-  return {
-    id: randomUUID(),
-    org_id: signal.org_id,
-    signal_id: signal.id,
-    incident_number: signal.incident_number,
-    product_id: fields.productId,
-    title: caseTitle(fields.title ?? signal.title, signal.description),
-    notifiable: fields.notifiable ? 1 : 0,
-    aware_at: iso(fields.awareAt),
-    early_warning_deadline: iso(deadlines.earlyWarning),
-    full_notification_deadline: iso(deadlines.fullNotification),
-    early_warning_sent_at: null,
-    notification_sent_at: null,
-    status: 'open',
-    notes: fields.note?.trim() || null,
-    created_at: fields.now,
-    closed_at: null,
-  };
-}
-
 export interface OpenCaseInput {
   signalNumber: number;
   notifiable?: boolean;
@@ -79,11 +52,13 @@ export interface OpenCaseInput {
   productSku?: string;
   title?: string;
   note?: string;
+  /** Who decided: `cli` (default) or `user:<email>` from the console. */
+  actor?: string;
 }
 
 type Sent = 'early_warning_sent_at' | 'notification_sent_at';
 
-export function createCaseService(database: Database, orgs: OrgService, clock: Clock = systemClock) {
+export function createCaseService(database: Database, orgs: OrgService, products: Pick<ProductService, 'requireProduct'>, clock: Clock = systemClock) {
   async function requireCase(orgId: string, incidentNumber: number): Promise<CaseWithProduct> {
     const row = await casesRepo.findByNumber(database.db, orgId, incidentNumber);
     if (!row) throw new AppError('not_found', `no case with incident number ${incidentNumber}`);
@@ -140,35 +115,17 @@ export function createCaseService(database: Database, orgs: OrgService, clock: C
       let productId = signal.product_id;
       let productSku = signal.product_sku;
       if (input.productSku !== undefined) {
-        const product = await productsRepo.findBySku(database.db, org.id, input.productSku);
-        if (!product) throw new AppError('product_not_found', `no product with SKU "${input.productSku}"`);
+        const product = await products.requireProduct(org.id, input.productSku);
         productId = product.id;
         productSku = product.sku;
       }
       const now = clock();
       const awareAt = input.awareAt ?? now;
       notInFuture(awareAt, now, 'the awareness time');
-      const row = newCaseRow(signal, { productId, title: input.title, notifiable: input.notifiable ?? false, awareAt, note: input.note, now: iso(now) });
-      try {
-        await database.transaction(async (trx) => {
-          await casesRepo.insert(trx, row);
-          await signalsRepo.setStatus(trx, signal.id, SIGNAL_CASE_OPENED);
-          await appendRegistryEntry(
-            trx,
-            org.id,
-            {
-              actor: 'cli',
-              action: 'case.opened',
-              subject: `case ${row.incident_number}`,
-              details: { incident_number: row.incident_number, notifiable: input.notifiable ?? false, aware_at: row.aware_at, product_sku: productSku },
-            },
-            row.created_at,
-          );
-        });
-      } catch (error) {
-        if (isUniqueViolation(error)) throw duplicate();
-        throw error;
-      }
+      const fields = { productId, productSku, title: input.title, notifiable: input.notifiable ?? false, awareAt, note: input.note, now: iso(now), actor: input.actor ?? 'cli' };
+      const row = await database.transaction((trx) => openCase(trx, signal, fields)).catch((error: unknown) => {
+        throw isUniqueViolation(error) ? duplicate() : error;
+      });
       return toCaseView({ ...row, product_sku: productSku });
     },
 

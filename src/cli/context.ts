@@ -1,47 +1,20 @@
 import { InvalidArgumentError } from 'commander';
 import { loadConfig, type Config } from '../config.js';
-import { migrateToLatest, openDatabase, type Database } from '../db/index.js';
-import { createKeyService } from '../keys/keys.service.js';
-import { createOrgService } from '../orgs/orgs.service.js';
-import { createProductService } from '../products/products.service.js';
-import { createCaseService } from '../cases/cases.service.js';
-import { createComplianceService } from '../compliance/compliance.service.js';
-import { createIncidentService } from '../incidents/incidents.service.js';
-import { createSbomIngestService } from '../sbom/ingest.service.js';
+import { migrateToLatest, openDatabase } from '../db/index.js';
+import { createServices, type Services } from '../services.js';
 import { parseDuration, parseTimestamp } from '../shared/time.js';
 
 /** Everything a command needs: the same config, database and services as the server. */
-export interface CliContext {
+export interface CliContext extends Services {
   config: Config;
-  database: Database;
-  orgs: ReturnType<typeof createOrgService>;
-  keys: ReturnType<typeof createKeyService>;
-  products: ReturnType<typeof createProductService>;
-  incidents: ReturnType<typeof createIncidentService>;
-  cases: ReturnType<typeof createCaseService>;
-  compliance: ReturnType<typeof createComplianceService>;
-  sbom: ReturnType<typeof createSbomIngestService>;
 }
 
 export async function openContext(): Promise<CliContext> {
   const config = loadConfig();
   const database = openDatabase(config.databaseUrl);
   await migrateToLatest(database);
-  const orgs = createOrgService(database);
-  const products = createProductService(database, orgs);
-  return {
-    config,
-    database,
-    orgs,
-    keys: createKeyService(database, orgs),
-    products,
-    incidents: createIncidentService(database),
-    cases: createCaseService(database, orgs),
-    compliance: createComplianceService(database, orgs),
-    sbom: createSbomIngestService(database, products),
-  };
+  return { config, ...createServices({ database }) };
 }
-
 /** Runs one command with a context, printing JSON (with --json) or readable text. */
 export function action<A extends unknown[]>(
   run: (ctx: CliContext, ...args: A) => Promise<{ json: unknown; text: string }>,

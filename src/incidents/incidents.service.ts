@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Database, Executor } from '../db/index.js';
 import type { SignalRow } from '../db/schema.js';
-import { newCaseRow, SIGNAL_CASE_OPENED } from '../cases/cases.service.js';
-import { casesRepo } from '../cases/cases.repo.js';
+import { SIGNAL_CASE_OPENED, SIGNAL_INCOMING } from '../cases/case-rules.js';
+import { openCase } from '../cases/open-case.js';
 import { normaliseGtin } from '../products/gtin.js';
 import { productsRepo } from '../products/products.repo.js';
 import { appendRegistryEntry } from '../registry/registry.service.js';
@@ -15,8 +15,6 @@ export interface Reporter {
   orgId: string;
   source: string;
 }
-
-const SIGNAL_INCOMING = 'INCOMING';
 
 /** Blank optional strings carry no information; they are stored as null. */
 function optional(value: string | undefined): string | null {
@@ -80,19 +78,14 @@ export function createIncidentService(database: Database, clock: Clock = systemC
           return { id: signal.id, incident_number: incidentNumber, status: 'INCOMING', awareness_timestamp: null, early_warning_deadline: null, full_notification_deadline: null };
         }
         // Intake mode `case`: the machine-readable description's behaviour, awareness = receipt.
-        const kase = newCaseRow(signal, { productId: signal.product_id, notifiable: true, awareAt: received, now: receivedAt });
-        await casesRepo.insert(trx, kase);
-        await appendRegistryEntry(
-          trx,
-          reporter.orgId,
-          {
-            actor: reporter.source,
-            action: 'case.opened',
-            subject: `case ${incidentNumber}`,
-            details: { incident_number: incidentNumber, notifiable: true, aware_at: kase.aware_at, product_sku: product?.sku ?? null },
-          },
-          receivedAt,
-        );
+        const kase = await openCase(trx, signal, {
+          productId: signal.product_id,
+          productSku: product?.sku ?? null,
+          notifiable: true,
+          awareAt: received,
+          now: receivedAt,
+          actor: reporter.source,
+        });
         return {
           id: signal.id,
           incident_number: incidentNumber,

@@ -6,10 +6,8 @@ import type { Database } from '../../src/db/index.js';
 import { MemoryRateLimitStore, RedisRateLimitStore } from '../../src/http/rate-limit/index.js';
 import { randomUUID } from 'node:crypto';
 import type { RateLimitStore } from '../../src/http/rate-limit/store.js';
-import { createKeyService } from '../../src/keys/keys.service.js';
 import type { Scope } from '../../src/keys/scopes.js';
-import { createOrgService } from '../../src/orgs/orgs.service.js';
-import { createProductService } from '../../src/products/products.service.js';
+import { createServices, type Services } from '../../src/services.js';
 import { createTestDatabase, TEST_BACKEND, TEST_REDIS_URL } from './db.js';
 
 /** A movable clock: tests jump in time instead of sleeping. */
@@ -21,14 +19,12 @@ export class TestClock {
   }
 }
 
-export interface Harness {
+/** The app and the very services it runs on (one composition root), on the test clock. */
+export interface Harness extends Omit<Services, 'clock'> {
   app: FastifyInstance;
   database: Database;
   config: Config;
   clock: TestClock;
-  orgs: ReturnType<typeof createOrgService>;
-  keys: ReturnType<typeof createKeyService>;
-  products: ReturnType<typeof createProductService>;
   /** A new organisation with one key holding `scopes`; returns the slug, org id and secret. */
   tenant(slug: string, scopes: Scope[], options?: { intakeMode?: 'signal' | 'case' }): Promise<Tenant>;
   request(options: InjectOptions & { key?: string }): Promise<LightMyRequestResponse>;
@@ -62,11 +58,10 @@ export async function buildHarness(
       ? new RedisRateLimitStore(TEST_REDIS_URL, { keyPrefix: `test:${randomUUID()}:`, now })
       : new MemoryRateLimitStore(now));
   if (store instanceof RedisRateLimitStore) await store.waitUntilReady();
-  const app = await buildApp({ config, database: testDb.database, rateLimitStore: store, clock: clock.now, logger: false });
+  const services = createServices({ database: testDb.database, clock: clock.now });
+  const { orgs, keys } = services;
+  const app = await buildApp({ config, services, rateLimitStore: store, logger: false });
   await app.ready();
-  const orgs = createOrgService(testDb.database, clock.now);
-  const keys = createKeyService(testDb.database, orgs, clock.now);
-  const products = createProductService(testDb.database, orgs, clock.now);
   t.after(async () => {
     await app.close();
     await store.close();
@@ -74,13 +69,10 @@ export async function buildHarness(
   });
   let keyCounter = 0;
   return {
+    ...services,
     app,
-    database: testDb.database,
     config,
     clock,
-    orgs,
-    keys,
-    products,
     async tenant(slug, scopes, opts = {}) {
       const org = await orgs.createOrg({ slug, intakeMode: opts.intakeMode });
       const keyFor = async (s: Scope[], name = `key-${++keyCounter}`) => (await keys.createKey({ org: slug, name, scopes: s })).secret;

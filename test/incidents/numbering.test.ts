@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../../src/app.js';
+import { createServices } from '../../src/services.js';
 import { openDatabase } from '../../src/db/index.js';
 import { MemoryRateLimitStore } from '../../src/http/rate-limit/index.js';
 import { verifyRegistry } from '../../src/registry/registry.service.js';
@@ -73,7 +74,7 @@ describe('incident numbering under concurrency', () => {
     const t = await h.tenant('race-instances', ['incidents:write']);
     const database = openDatabase(h.config.databaseUrl);
     const store = new MemoryRateLimitStore(() => h.clock.now().getTime());
-    const second = await buildApp({ config: h.config, database, rateLimitStore: store, clock: h.clock.now, logger: false });
+    const second = await buildApp({ config: h.config, services: createServices({ database, clock: h.clock.now }), rateLimitStore: store, logger: false });
     teardown.after(async () => {
       await second.close();
       await store.close();

@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Database, Trx } from '../../src/db/index.js';
-import { createOrgService } from '../../src/orgs/orgs.service.js';
-import { createProductService } from '../../src/products/products.service.js';
+import { createServices } from '../../src/services.js';
 import { createTestDatabase, TEST_BACKEND, type TestDatabase } from '../helpers/db.js';
 
 // Database.bulkInsert is implemented per dialect (native prepared statements on SQLite, chunked
@@ -20,9 +19,9 @@ describe(`Database.bulkInsert (${TEST_BACKEND})`, () => {
   before(async () => {
     t = await createTestDatabase();
     database = t.database;
-    const orgs = createOrgService(database);
+    const { orgs, products } = createServices({ database });
     orgId = (await orgs.createOrg({ slug: 'bulk' })).id;
-    productId = (await createProductService(database, orgs).addProduct('bulk', 'B-1', { name: 'Bulk' })).id;
+    productId = (await products.addProduct('bulk', 'B-1', { name: 'Bulk' })).id;
   });
   after(async () => {
     await t.drop();

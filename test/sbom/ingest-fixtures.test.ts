@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { createOrgService } from '../../src/orgs/orgs.service.js';
-import { createProductService } from '../../src/products/products.service.js';
+import { createServices } from '../../src/services.js';
 import { buildHarness, type Harness, type Tenant, suiteTeardown } from '../helpers/app.js';
 import { runCli } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
@@ -69,8 +68,7 @@ describe('cra-admin sbom upload of the published fixtures (built CLI, subprocess
   before(async () => {
     testDb = await createTestDatabase();
     env = { DATABASE_URL: testDb.url };
-    const orgs = createOrgService(testDb.database);
-    const products = createProductService(testDb.database, orgs);
+    const { orgs, products } = createServices({ database: testDb.database });
     await orgs.createOrg({ slug: 'cli-org' });
     for (const f of FIXTURES) await products.addProduct('cli-org', skuOf(f.file), { name: f.file, firmwareVersion: FIRMWARE });
   });

@@ -1,0 +1,36 @@
+import type { Trx } from '../db/index.js';
+import type { CaseRow, SignalRow } from '../db/schema.js';
+import { signalsRepo } from '../incidents/signals.repo.js';
+import { appendRegistryEntry } from '../registry/registry.service.js';
+import { newCaseRow, SIGNAL_CASE_OPENED, type NewCaseFields } from './case-rules.js';
+import { casesRepo } from './cases.repo.js';
+
+export interface OpenCaseFields extends NewCaseFields {
+  /** The product's SKU as the registry entry names it (null: unattributed). */
+  productSku: string | null;
+  /** Who decided: `api:<key name>` for intake in case mode, `cli`, or `user:<email>`. */
+  actor: string;
+}
+
+/**
+ * Opens a case on `signal` inside the caller's transaction: the case row, the signal's status and
+ * the `case.opened` registry entry. The one place a case comes into being, for intake in mode
+ * `case` (same transaction as the signal) and for the human decision (CLI, console).
+ */
+export async function openCase(trx: Trx, signal: SignalRow, fields: OpenCaseFields): Promise<CaseRow> {
+  const row = newCaseRow(signal, fields);
+  await casesRepo.insert(trx, row);
+  if (signal.status !== SIGNAL_CASE_OPENED) await signalsRepo.setStatus(trx, signal.id, SIGNAL_CASE_OPENED);
+  await appendRegistryEntry(
+    trx,
+    signal.org_id,
+    {
+      actor: fields.actor,
+      action: 'case.opened',
+      subject: `case ${row.incident_number}`,
+      details: { incident_number: row.incident_number, notifiable: fields.notifiable, aware_at: row.aware_at, product_sku: fields.productSku },
+    },
+    fields.now,
+  );
+  return row;
+}
