@@ -44,7 +44,10 @@ export interface ProductsTable {
   org_id: string;
   sku: string;
   name: string;
+  /** The 14-digit form: what matching and uniqueness use (decisions §2). */
   gtin: string | null;
+  /** The GTIN exactly as declared (trimmed): what the API and the CLI show. */
+  gtin_declared: string | null;
   firmware_version: string | null;
   end_of_support: string | null;
   status: ProductStatus;

@@ -1,7 +1,14 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TString } from '@sinclair/typebox';
 
 // The NewIncident body and its 201 answer (api-v1 §2, decisions §1). Maximum lengths keep one
 // report well inside the route's 64 KiB body limit and the stored row bounded.
+
+/**
+ * An optional field that may also be sent as `null`, which counts as absent (decisions §4).
+ * ajv's `nullable` keyword (OpenAPI's own) keeps the plain type's error messages for wrong types,
+ * and the OpenAPI document shows `nullable: true`, so generated clients may send null too.
+ */
+const optionalNullable = (schema: TString) => Type.Optional(Type.Unsafe<string | null>({ ...schema, nullable: true }));
 
 export const NewIncidentSchema = Type.Object(
   {
@@ -12,17 +19,17 @@ export const NewIncidentSchema = Type.Object(
       pattern: '\\S',
       description: 'What was observed. Required; must contain at least one non-whitespace character.',
     }),
-    title: Type.Optional(Type.String({ maxLength: 200, description: 'Short summary; the first line of the description is used when absent' })),
-    cve: Type.Optional(Type.String({ pattern: '^CVE-\\d{4}-\\d{4,}$', maxLength: 32, description: 'CVE identifier, e.g. CVE-2026-12345' })),
-    sku: Type.Optional(Type.String({ maxLength: 100, description: "SKU of the affected product in the key's organisation; no match is not an error" })),
-    gtin: Type.Optional(Type.String({ maxLength: 32, description: 'GTIN-8/12/13/14 of the affected product, used when sku does not match; no match is not an error' })),
+    title: optionalNullable(Type.String({ maxLength: 200, description: 'Short summary; the first line of the description is used when absent' })),
+    cve: optionalNullable(Type.String({ pattern: '^CVE-\\d{4}-\\d{4,}$', maxLength: 32, description: 'CVE identifier, e.g. CVE-2026-12345' })),
+    sku: optionalNullable(Type.String({ maxLength: 100, description: "SKU of the affected product in the key's organisation; no match is not an error" })),
+    gtin: optionalNullable(Type.String({ maxLength: 32, description: 'GTIN-8/12/13/14 of the affected product, used when sku does not match; no match is not an error' })),
   },
   {
     $id: 'NewIncident',
     title: 'NewIncident',
     // With the app's removeAdditional, unknown fields are dropped before the handler: ignored, never stored.
     additionalProperties: false,
-    description: 'An inbound security report. Unknown fields are ignored and not stored.',
+    description: 'An inbound security report. Unknown fields are ignored and not stored; an optional field sent as null counts as absent.',
   },
 );
 

@@ -16,8 +16,8 @@ export interface Reporter {
   source: string;
 }
 
-/** Blank optional strings carry no information; they are stored as null. */
-function optional(value: string | undefined): string | null {
+/** Absent, null and blank optional strings carry no information; they are stored as null. */
+function optional(value: string | null | undefined): string | null {
   const trimmed = value?.trim();
   return trimmed ? trimmed : null;
 }

@@ -33,11 +33,14 @@ export interface ProductFields {
 
 const SKU = /^[A-Za-z0-9._\-]{1,100}$/;
 
-function checkedGtin(gtin: string | null | undefined): string | null | undefined {
-  if (gtin === undefined || gtin === null || gtin === '') return gtin === '' ? null : gtin;
-  const normalised = normaliseGtin(gtin);
+/** The GTIN's two forms: `gtin` (14 digits, for matching) and `gtin_declared` (as given, trimmed). */
+function checkedGtin(gtin: string | null | undefined): Pick<ProductRow, 'gtin' | 'gtin_declared'> | undefined {
+  if (gtin === undefined) return undefined;
+  if (gtin === null || gtin === '') return { gtin: null, gtin_declared: null };
+  const declared = gtin.trim();
+  const normalised = normaliseGtin(declared);
   if (!normalised) throw new AppError('validation_failed', `"${gtin}" is not a valid GTIN (8, 12, 13 or 14 digits with a correct check digit)`);
-  return normalised;
+  return { gtin: normalised, gtin_declared: declared };
 }
 
 function checkedName(name: string | undefined): string | undefined {
@@ -78,7 +81,7 @@ export function createProductService(database: Database, orgs: OrgService, clock
         org_id: org.id,
         sku,
         name: checkedName(fields.name)!,
-        gtin: checkedGtin(fields.gtin) ?? null,
+        ...(checkedGtin(fields.gtin) ?? { gtin: null, gtin_declared: null }),
         firmware_version: fields.firmwareVersion?.trim() || null,
         end_of_support: fields.endOfSupport ? iso(fields.endOfSupport) : null,
         status: 'active',
@@ -98,7 +101,7 @@ export function createProductService(database: Database, orgs: OrgService, clock
       const now = iso(clock());
       const change: Partial<ProductRow> = {};
       if (fields.name !== undefined) change.name = checkedName(fields.name)!;
-      if (fields.gtin !== undefined) change.gtin = checkedGtin(fields.gtin) ?? null;
+      Object.assign(change, checkedGtin(fields.gtin));
       if (fields.firmwareVersion !== undefined) change.firmware_version = fields.firmwareVersion?.trim() || null;
       if (fields.endOfSupport !== undefined) change.end_of_support = fields.endOfSupport ? iso(fields.endOfSupport) : null;
       if (Object.keys(change).length === 0) throw new AppError('validation_failed', 'nothing to update');
@@ -122,7 +125,7 @@ export function createProductService(database: Database, orgs: OrgService, clock
         id: p.id,
         name: p.name,
         sku: p.sku,
-        gtin: p.gtin,
+        gtin: p.gtin_declared,
         firmware_version: p.firmware_version,
         end_of_support: p.end_of_support,
         sbom_components: p.sbom_components,

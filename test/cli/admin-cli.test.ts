@@ -86,10 +86,13 @@ describe('cra-admin', () => {
   it('product add / update / archive / list', async () => {
     const added = await cli('product', 'add', '--org', 'acme', '--sku', 'RTR-1', '--name', 'Router', '--gtin', '4006381333931', '--firmware-version', '1.0.0', '--end-of-support', '2031-06-30', '--json');
     assert.equal(added.code, 0, added.stderr);
-    assert.equal(added.json().gtin, '04006381333931');
+    assert.equal(added.json().gtin, '4006381333931', 'shown as declared');
     assert.equal(added.json().end_of_support, '2031-06-30T00:00:00.000Z');
     const updated = await cli('product', 'update', '--org', 'acme', '--sku', 'RTR-1', '--firmware-version', '1.1.0', '--json');
     assert.equal(updated.json().firmware_version, '1.1.0');
+    assert.equal(updated.json().gtin, '4006381333931', 'an update that does not name the GTIN keeps it');
+    const regtin = await cli('product', 'update', '--org', 'acme', '--sku', 'RTR-1', '--gtin', ' 04006381333931 ', '--json');
+    assert.equal(regtin.json().gtin, '04006381333931', 'the new declared form (trimmed)');
     assert.equal((await cli('product', 'archive', '--org', 'acme', '--sku', 'RTR-1', '--json')).json().status, 'archived');
     const list = (await cli('product', 'list', '--org', 'acme', '--json')).json();
     assert.equal(list.length, 1);

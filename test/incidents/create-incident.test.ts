@@ -160,6 +160,20 @@ describe('POST /incidents', () => {
       assert.equal(row.gtin, null);
       assert.equal(row.title, null);
     });
+
+    it('treats optional fields sent as null as absent (decisions §4)', async () => {
+      assert.equal(await matchOf({ title: null, cve: null, sku: null, gtin: null }), null);
+      const row = await lastSignal();
+      assert.deepEqual([row.title, row.cve, row.sku, row.gtin], [null, null, null, null]);
+      assert.equal(await matchOf({ sku: null, gtin: '4006381333931' }), router.id, 'a null sku falls back to the gtin');
+    });
+
+    it('shows the optional fields as nullable in the OpenAPI document', async () => {
+      const doc = (await h.request({ url: '/swagger/openapi.json' })).json();
+      const props = doc.components.schemas.NewIncident.properties;
+      for (const field of ['title', 'cve', 'sku', 'gtin']) assert.equal(props[field].nullable, true, field);
+      assert.equal(props.description.nullable, undefined, 'description stays required and non-null');
+    });
   });
 
   describe('invalid bodies', () => {

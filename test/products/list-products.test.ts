@@ -33,7 +33,7 @@ describe('GET /products', () => {
       endOfSupport: new Date('2030-12-31T00:00:00Z'),
     });
     await h.products.addProduct('acme', 'CAM-1', { name: 'Camera' });
-    await h.products.addProduct('acme', 'OLD-1', { name: 'Old thing' });
+    await h.products.addProduct('acme', 'OLD-1', { name: 'Old thing', gtin: '96385074' });
     await h.products.archiveProduct('acme', 'OLD-1');
   });
 
@@ -49,7 +49,7 @@ describe('GET /products', () => {
       'end_of_support', 'firmware_version', 'gtin', 'id', 'name', 'risk_level', 'sbom_components', 'sbom_status', 'sku', 'status',
     ]);
     assert.match(router.id, /^[0-9a-f-]{36}$/);
-    assert.equal(router.gtin, '04006381333931', 'GTIN is stored and returned as 14 digits');
+    assert.equal(router.gtin, '4006381333931', 'a GTIN-13 comes back as the 13 digits declared (decisions §2)');
     assert.equal(router.firmware_version, '2.0.1');
     assert.equal(router.end_of_support, '2030-12-31T00:00:00.000Z');
     assert.equal(router.sbom_status, 'none');
@@ -59,7 +59,16 @@ describe('GET /products', () => {
     const camera = body.products.find((p: { sku: string }) => p.sku === 'CAM-1');
     assert.equal(camera.gtin, null);
     assert.equal(camera.end_of_support, null);
-    assert.equal(body.products.find((p: { sku: string }) => p.sku === 'OLD-1').status, 'archived');
+    const old = body.products.find((p: { sku: string }) => p.sku === 'OLD-1');
+    assert.equal(old.status, 'archived');
+    assert.equal(old.gtin, '96385074', 'a GTIN-8 comes back as declared');
+  });
+
+  it('keeps the GTIN unique and matched in its 14-digit form, whatever form was declared', async () => {
+    await assert.rejects(h.products.addProduct('acme', 'RTR-3', { name: 'Same GTIN, 14 digits', gtin: '04006381333931' }), /already has that SKU or GTIN/);
+    await assert.rejects(h.products.addProduct('acme', 'CAM-2', { name: 'Same GTIN-8, padded to 12', gtin: '000096385074' }), /already has that SKU or GTIN/);
+    const stored = await h.database.db.selectFrom('products').select(['gtin', 'gtin_declared']).where('sku', '=', 'RTR-2').executeTakeFirstOrThrow();
+    assert.deepEqual(stored, { gtin: '04006381333931', gtin_declared: '4006381333931' });
   });
 
   it('reflects every change at once, although answers are cached between changes', async () => {

@@ -17,7 +17,7 @@ function view(p: ProductRow) {
     id: p.id,
     sku: p.sku,
     name: p.name,
-    gtin: p.gtin,
+    gtin: p.gtin_declared,
     firmware_version: p.firmware_version,
     end_of_support: p.end_of_support,
     status: p.status,
@@ -30,7 +30,7 @@ function withFieldOptions(command: Command): Command {
   return command
     .requiredOption('--org <slug>', 'organisation')
     .requiredOption('--sku <sku>', 'stock-keeping unit, unique in the organisation')
-    .option('--gtin <gtin>', 'GTIN-8/12/13/14 (stored as 14 digits)')
+    .option('--gtin <gtin>', 'GTIN-8/12/13/14 (shown as given, matched in its 14-digit form)')
     .option('--firmware-version <version>', 'current firmware version')
     .option('--end-of-support <timestamp>', 'declared end of support (RFC 3339)', timestampOption);
 }
