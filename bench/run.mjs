@@ -22,7 +22,7 @@ const GOALS = {
   '429 path': 0.5,
 };
 
-console.log(`HTTP: ${connections} connections, ${duration} s per target after a 2 s warm-up, best of ${arg('rounds', 3)} interleaved rounds`);
+console.log(`HTTP: ${connections} connections, ${duration} s per target after a 2 s warm-up, median of ${arg('rounds', 3)} interleaved rounds, range beside it`);
 const only = arg('only', null)?.split(',');
 const rounds = Number(arg('rounds', 3));
 const http = await runHttpBench({ duration, connections, rounds, only });
@@ -39,9 +39,13 @@ const rows = http.map((r) => {
 });
 
 const pad = (v, n) => String(v).padEnd(n);
-console.log(`\n${pad('target', 28)}${pad('req/s', 9)}${pad('ratio', 7)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('steal %', 9)}${pad('goal', 28)}status codes`);
+const span = ([lo, hi]) => (lo === hi ? '' : ` (${lo}–${hi})`);
+console.log(`\n${pad('target', 28)}${pad('req/s median (range)', 24)}${pad('ratio (range)', 20)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('bytes', 10)}${pad('steal %', 9)}${pad('goal', 28)}status codes`);
 for (const r of rows) {
-  console.log(`${pad(r.name, 28)}${pad(r.requests_per_second, 9)}${pad(r.ratio_to_bare, 7)}${pad(r.latency_p50_ms, 8)}${pad(r.latency_p99_ms, 8)}${pad(r.cpu_steal_pct ?? '?', 9)}${pad(r.goal ? `${r.goal} ${r.met}` : '', 28)}${JSON.stringify(r.status_codes)}`);
+  console.log(
+    `${pad(r.name, 28)}${pad(r.requests_per_second + span(r.requests_per_second_range), 24)}${pad(r.ratio_to_bare + span(r.ratio_to_bare_range), 20)}` +
+      `${pad(r.latency_p50_ms, 8)}${pad(r.latency_p99_ms, 8)}${pad(r.response_bytes ?? '?', 10)}${pad(r.cpu_steal_pct ?? '?', 9)}${pad(r.goal ? `${r.goal} ${r.met}` : '', 28)}${JSON.stringify(r.status_codes)}`,
+  );
 }
 if (sbom.length) {
   console.log(`\n${pad('SBOM components', 18)}${pad('MiB', 7)}${pad('median ms', 11)}${pad('components/s', 14)}${pad('peak RSS MiB', 14)}${pad('steal %', 9)}goal`);

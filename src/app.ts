@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { Config } from './config.js';
 import { registerAuth } from './http/auth.js';
+import { registerCompression } from './http/compression.js';
 import { API_PREFIX, SHORT_PREFIX } from './http/context.js';
 import { registerErrorHandling } from './http/errors.js';
 import { registerHealth } from './http/health.js';
@@ -55,6 +56,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   registerErrorHandling(app);
   registerJsonOnly(app);
+  await registerCompression(app);
   await registerOpenApi(app, config);
   for (const schema of productSchemas) app.addSchema(schema);
   for (const schema of [...incidentSchemas, ...complianceSchemas]) app.addSchema(schema);
