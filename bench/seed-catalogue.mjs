@@ -14,10 +14,19 @@ export async function seedCatalogue(databaseUrl, orgId, count) {
         const rows = Array.from({ length: Math.min(500, count - start) }, (_, k) => {
           const i = start + k;
           return {
-            id: randomUUID(), org_id: orgId, sku: `BIG-${String(i).padStart(5, '0')}`, name: `Catalogue product ${i}`,
-            gtin: null, gtin_declared: null, firmware_version: `3.${i % 50}.${i % 7}`, end_of_support: '2032-06-30T00:00:00.000Z',
-            status: i % 10 === 0 ? 'archived' : 'active', sbom_status: i % 3 === 0 ? 'cyclonedx' : 'none', sbom_components: i % 3 === 0 ? 120 + (i % 400) : 0,
-            created_at: at, updated_at: at,
+            id: randomUUID(),
+            org_id: orgId,
+            sku: `BIG-${String(i).padStart(5, '0')}`,
+            name: `Catalogue product ${i}`,
+            gtin: null,
+            gtin_declared: null,
+            firmware_version: `3.${i % 50}.${i % 7}`,
+            end_of_support: '2032-06-30T00:00:00.000Z',
+            status: i % 10 === 0 ? 'archived' : 'active',
+            sbom_status: i % 3 === 0 ? 'cyclonedx' : 'none',
+            sbom_components: i % 3 === 0 ? 120 + (i % 400) : 0,
+            created_at: at,
+            updated_at: at,
           };
         });
         await trx.insertInto('products').values(rows).execute();

@@ -15,14 +15,15 @@ describe('response compression', () => {
   before(async () => {
     h = await buildHarness(teardown);
     acme = await h.tenant('acme', ['products:read', 'incidents:write']);
-    for (let i = 0; i < 40; i++) await h.products.addProduct('acme', `SKU-${String(i).padStart(3, '0')}`, { name: `Product ${i}`, firmwareVersion: '1.0.0' });
+    for (let i = 0; i < 40; i++)
+      await h.products.addProduct('acme', `SKU-${String(i).padStart(3, '0')}`, { name: `Product ${i}`, firmwareVersion: '1.0.0' });
     const res = await get({});
     plain = res.body;
     assert.ok(plain.length > 8192, 'a catalogue large enough to take the streaming path too');
   });
 
   it('sends the identical uncompressed body when the client does not ask (or asks for identity)', async () => {
-    for (const headers of [{}, { 'accept-encoding': 'identity' }, { 'accept-encoding': 'compress' }]) {
+    for (const headers of [{}, { 'accept-encoding': 'identity' }, { 'accept-encoding': 'compress' }] as Array<Record<string, string>>) {
       const res = await get(headers);
       assert.equal(res.statusCode, 200);
       assert.equal(res.headers['content-encoding'], undefined, JSON.stringify(headers));
@@ -55,8 +56,11 @@ describe('response compression', () => {
     assert.equal(unauthorised.headers['content-encoding'], undefined);
     assert.equal(unauthorised.json().code, 'unauthorized');
     const created = await h.request({
-      method: 'POST', url: '/api/v1/external/incidents', key: acme.key,
-      headers: { 'accept-encoding': 'gzip, br', 'content-type': 'application/json' }, payload: { description: 'small answer' },
+      method: 'POST',
+      url: '/api/v1/external/incidents',
+      key: acme.key,
+      headers: { 'accept-encoding': 'gzip, br', 'content-type': 'application/json' },
+      payload: { description: 'small answer' },
     });
     assert.equal(created.statusCode, 201);
     assert.equal(created.headers['content-encoding'], undefined);
@@ -64,8 +68,11 @@ describe('response compression', () => {
 
   it('does not decompress request bodies: a gzip-encoded JSON body is not read as JSON', async () => {
     const res = await h.request({
-      method: 'POST', url: '/api/v1/external/incidents', key: acme.key,
-      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, payload: gzipSync(JSON.stringify({ description: 'zipped' })),
+      method: 'POST',
+      url: '/api/v1/external/incidents',
+      key: acme.key,
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      payload: gzipSync(JSON.stringify({ description: 'zipped' })),
     });
     assert.equal(res.statusCode, 400);
     assert.equal(res.json().code, 'invalid_json');
