@@ -1,14 +1,17 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { apiSecurity, authErrors, success } from '../http/openapi-responses.js';
-import { ActiveTimerSchema, ComplianceScoreSchema } from './compliance.schemas.js';
+import { ActiveTimerSchema, COMPLIANCE_SCORE_EXAMPLE, ComplianceScoreSchema } from './compliance.schemas.js';
 import type { ComplianceService } from './compliance.service.js';
 
 export function complianceScoreRoute(app: FastifyInstance, deps: { compliance: ComplianceService }): void {
   app.get(
     '/compliance-score',
     {
-      config: { scope: 'compliance:read' },
+      config: {
+        scope: 'compliance:read',
+        examples: { responses: { 200: { score: { summary: 'One running clock, half the active products with an SBOM', value: COMPLIANCE_SCORE_EXAMPLE } } } },
+      },
       schema: {
         operationId: 'getComplianceScore',
         summary: "Read the organisation's compliance score",

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 
 export const ActiveTimerSchema = Type.Object(
   {
@@ -39,3 +39,20 @@ export const ComplianceScoreSchema = Type.Object(
   },
   { $id: 'ComplianceScore', title: 'ComplianceScore', additionalProperties: false },
 );
+
+/** The score as the OpenAPI document shows it (checked against ComplianceScore by the OpenAPI test). */
+export const COMPLIANCE_SCORE_EXAMPLE: Static<typeof ComplianceScoreSchema> = {
+  cra_health_score: 65,
+  mttn_seconds: 43_200,
+  sbom_coverage_percent: 50,
+  open_incidents: 2,
+  generated_at: '2026-11-22T10:15:30.123Z',
+  active_timers: [
+    {
+      incident_number: 3,
+      title: 'Telnet open on WAN',
+      early_warning_deadline: '2026-11-23T08:00:00.000Z',
+      full_notification_deadline: '2026-11-25T08:00:00.000Z',
+    },
+  ],
+};

@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { ErrorBodySchema } from '../errors.js';
 import { API_PREFIX } from './context.js';
+import { applyExamples, type OperationExamples } from './openapi-examples.js';
 import { sendError } from './errors.js';
 
 const API_DESCRIPTION = `JSON API for manufacturers' systems: register inbound security signals, read the product
@@ -30,8 +31,18 @@ function withServers(document: Record<string, unknown>, request: FastifyRequest,
   };
 }
 
+/** The document's tags, in the order Swagger UI lists them. */
+const TAGS = [
+  { name: 'incidents', description: 'Inbound security signals (CRA Art. 14 starts with awareness, decided at triage)' },
+  { name: 'products', description: 'The product catalogue with SBOM status and risk level' },
+  { name: 'compliance', description: 'The compliance score and the running 24 h / 72 h notification clocks' },
+  { name: 'sbom', description: 'SBOM ingest (CycloneDX, SPDX) from build pipelines' },
+];
+
 export async function registerOpenApi(app: FastifyInstance, config: Config): Promise<void> {
   app.addSchema(ErrorBodySchema);
+  // Filled while the document is generated (transform runs per route), then applied to it.
+  const examples = new Map<string, OperationExamples>();
   await app.register(swagger, {
     openapi: {
       openapi: '3.0.3',
@@ -39,7 +50,10 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
         title: 'CRA compliance platform: external API',
         version: '1.0.0',
         description: API_DESCRIPTION.replace('{limit}', String(config.rateLimitPerMinute)),
+        contact: { name: 'CRA platform API support', url: 'https://cra-platform.example/support', email: 'api-support@cra-platform.example' },
+        license: { name: "Proprietary: use under the CRA platform's terms of service", url: 'https://cra-platform.example/terms' },
       },
+      tags: TAGS,
       components: {
         securitySchemes: {
           ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-CRA-API-Key' },
@@ -53,8 +67,10 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
     transform: ({ schema, url, route }) => {
       const isOperation = Boolean(route.config?.scope) && url.startsWith(`${API_PREFIX}/`);
       if (!isOperation) return { schema: { ...schema, hide: true }, url };
+      if (schema?.operationId && route.config?.examples) examples.set(schema.operationId, route.config.examples);
       return { schema, url: url.slice(API_PREFIX.length) };
     },
+    transformObject: (document) => ('openapiObject' in document ? applyExamples(document.openapiObject, examples) : document.swaggerObject),
   });
 
   const serve = (request: FastifyRequest, reply: FastifyReply, document: Record<string, unknown>) => {

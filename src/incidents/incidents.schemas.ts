@@ -51,3 +51,46 @@ export const IncidentCreatedSchema = Type.Object(
 
 export type NewIncident = Static<typeof NewIncidentSchema>;
 export type IncidentCreated = Static<typeof IncidentCreatedSchema>;
+
+/** Request and answer examples for the OpenAPI document (checked against the schemas and sent to the API by its tests). */
+export const NEW_INCIDENT_EXAMPLES = {
+  report: {
+    summary: 'A report naming the product by SKU',
+    value: {
+      description: "Telnet is reachable on port 23 of the router's WAN interface (example report sent from the API documentation)",
+      title: 'Telnet open on WAN',
+      cve: 'CVE-2026-12345',
+      sku: 'RTR-100',
+    },
+  },
+  byGtin: {
+    summary: 'Matched by GTIN when there is no SKU',
+    value: { description: 'Firmware update accepts unsigned images (example report)', gtin: '4006381333931' },
+  },
+  minimal: { summary: 'Only the required description', value: { description: 'Suspicious outbound traffic from a device (example report)' } },
+} satisfies Record<string, { summary: string; value: NewIncident }>;
+
+export const INCIDENT_CREATED_EXAMPLES = {
+  signal: {
+    summary: 'Intake mode signal (default): no clock runs yet',
+    value: {
+      id: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
+      incident_number: 7,
+      status: 'INCOMING',
+      awareness_timestamp: null,
+      early_warning_deadline: null,
+      full_notification_deadline: null,
+    },
+  },
+  case: {
+    summary: 'Intake mode case: a notifiable case with its 24 h / 72 h deadlines',
+    value: {
+      id: '1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f',
+      incident_number: 8,
+      status: 'OPEN',
+      awareness_timestamp: '2026-11-22T10:15:30.123Z',
+      early_warning_deadline: '2026-11-23T10:15:30.123Z',
+      full_notification_deadline: '2026-11-25T10:15:30.123Z',
+    },
+  },
+} satisfies Record<string, { summary: string; value: IncidentCreated }>;

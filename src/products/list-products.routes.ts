@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { apiSecurity, authErrors, success } from '../http/openapi-responses.js';
-import { ProductListSchema, ProductSchema } from './products.schemas.js';
+import { PRODUCT_LIST_EXAMPLE, ProductListSchema, ProductSchema } from './products.schemas.js';
 import type { ProductService } from './products.service.js';
 import { SnapshotCache } from '../shared/snapshot-cache.js';
 
@@ -12,7 +12,10 @@ export function listProductsRoute(app: FastifyInstance, deps: { products: Produc
   app.get(
     '/products',
     {
-      config: { scope: 'products:read' },
+      config: {
+        scope: 'products:read',
+        examples: { responses: { 200: { catalogue: { summary: 'An active product with an open notifiable case, and an archived one', value: PRODUCT_LIST_EXAMPLE } } } },
+      },
       schema: {
         operationId: 'listProducts',
         summary: 'List the product catalogue',

@@ -31,3 +31,34 @@ export const ProductListSchema = Type.Object(
 );
 
 export type ProductList = Static<typeof ProductListSchema>;
+
+/** The catalogue as the OpenAPI document shows it (checked against ProductList by the OpenAPI test). */
+export const PRODUCT_LIST_EXAMPLE: ProductList = {
+  products: [
+    {
+      id: '0b7f2a56-3c1d-4e8f-9a6b-5d4c3b2a1f0e',
+      name: 'Camera 1',
+      sku: 'CAM-1',
+      gtin: null,
+      firmware_version: null,
+      end_of_support: null,
+      sbom_components: 0,
+      sbom_status: 'none',
+      status: 'archived',
+      risk_level: 'low',
+    },
+    {
+      id: '3f2c1a9e-8b7d-4e6f-a5c4-1b2d3e4f5a6b',
+      name: 'Router 100',
+      sku: 'RTR-100',
+      gtin: '4006381333931',
+      firmware_version: '2.4.1',
+      end_of_support: '2030-12-31T00:00:00.000Z',
+      sbom_components: 3,
+      sbom_status: 'cyclonedx',
+      status: 'active',
+      risk_level: 'high',
+    },
+  ],
+  count: 2,
+};

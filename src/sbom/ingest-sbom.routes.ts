@@ -3,22 +3,30 @@ import type { FastifyInstance } from 'fastify';
 import { apiSecurity, authErrors, bodyErrors, errorResponse, success } from '../http/openapi-responses.js';
 import { CYCLONEDX_VERSIONS, cycloneDxValidator, isCycloneDxValidatorReady, type CycloneDxVersion } from './cyclonedx-validator.js';
 import type { SbomIngestService } from './ingest.service.js';
+import { errorExample } from '../http/openapi-examples.js';
+import { SBOM_INGESTED_EXAMPLES, SBOM_REQUEST_EXAMPLES } from './sbom.examples.js';
 import { SbomIngestedSchema } from './sbom.schemas.js';
 
 /** Media types the operation accepts; all carry the same JSON documents. */
 export const SBOM_MEDIA_TYPES = ['application/json', 'application/vnd.cyclonedx+json', 'application/spdx+json'];
 
+// Each format is recognised by the properties listed here; everything else a document holds is
+// allowed (additionalProperties: true), so a client generated from this document can pass a
+// complete CycloneDX or SPDX document. The full check is the service's (official schemas).
 const cycloneDx = Type.Object(
   { bomFormat: Type.Literal('CycloneDX'), specVersion: Type.Union(CYCLONEDX_VERSIONS.map((v) => Type.Literal(v))) },
-  { title: 'CycloneDX JSON', description: 'A CycloneDX BOM in JSON, validated against the official schema of its specVersion' },
+  { title: 'CycloneDX JSON', description: 'A CycloneDX BOM in JSON, validated against the official schema of its specVersion', additionalProperties: true },
 );
 const spdx2 = Type.Object(
   { spdxVersion: Type.Union([Type.Literal('SPDX-2.2'), Type.Literal('SPDX-2.3')]) },
-  { title: 'SPDX 2.2/2.3 JSON', description: 'An SPDX 2.2 or 2.3 document in JSON; its mandatory fields are checked' },
+  { title: 'SPDX 2.2/2.3 JSON', description: 'An SPDX 2.2 or 2.3 document in JSON; its mandatory fields are checked', additionalProperties: true },
 );
 const spdx3 = Type.Object(
-  { '@context': Type.String({ description: 'https://spdx.org/rdf/3.0.x/spdx-context.jsonld' }), '@graph': Type.Array(Type.Object({})) },
-  { title: 'SPDX 3.0 JSON-LD', description: 'An SPDX 3.0 document in JSON-LD with an SpdxDocument naming its root elements' },
+  {
+    '@context': Type.String({ description: 'https://spdx.org/rdf/3.0.x/spdx-context.jsonld' }),
+    '@graph': Type.Array(Type.Object({}, { additionalProperties: true })),
+  },
+  { title: 'SPDX 3.0 JSON-LD', description: 'An SPDX 3.0 document in JSON-LD with an SpdxDocument naming its root elements', additionalProperties: true },
 );
 const anySbom = Type.Union([cycloneDx, spdx2, spdx3], { description: 'Any supported SBOM document' });
 
@@ -33,7 +41,31 @@ export function ingestSbomRoute(app: FastifyInstance, deps: { sbom: SbomIngestSe
   app.post<{ Params: { sku: string } }>(
     '/products/:sku/sbom',
     {
-      config: { scope: 'products:write' },
+      config: {
+        scope: 'products:write',
+        examples: {
+          request: SBOM_REQUEST_EXAMPLES,
+          responses: {
+            201: SBOM_INGESTED_EXAMPLES,
+            200: SBOM_INGESTED_EXAMPLES,
+            422: {
+              invalid: {
+                ...errorExample('invalid_sbom', 'the document is not valid CycloneDX 1.6', [
+                  { path: '/components/0', message: "must have required property 'name'" },
+                ]),
+                summary: 'A CycloneDX document that fails its schema',
+              },
+              unsupported: {
+                ...errorExample(
+                  'unsupported_sbom_format',
+                  'CycloneDX specVersion "1.1" is not supported; supported: CycloneDX JSON 1.2–1.7, SPDX 2.2 or 2.3 JSON, SPDX 3.0 JSON-LD',
+                ),
+                summary: 'Neither CycloneDX nor SPDX in a supported version',
+              },
+            },
+          },
+        },
+      },
       bodyLimit: deps.maxBytes,
       // The body is checked by the ingest service (format, schema, digest); the schema below documents it.
       validatorCompiler: () => (data) => ({ value: data }),

@@ -8,6 +8,7 @@ const H = 3_600_000;
 
 securitySuite({
   name: 'GET /compliance-score',
+  operationId: 'getComplianceScore',
   method: 'GET',
   url: () => SCORE_URL,
   scope: 'compliance:read',
@@ -121,7 +122,7 @@ describe('OpenAPI document for incidents and the score', () => {
     assert.match(op.description, /intake mode/i);
     assert.match(op.description, /`signal`/);
     assert.match(op.description, /`case`/);
-    assert.deepEqual(Object.keys(op.responses).sort(), ['201', '400', '401', '403', '405', '413', '415', '422', '429']);
+    assert.deepEqual(Object.keys(op.responses).sort(), ['201', '400', '401', '403', '405', '413', '415', '422', '429', '503']);
     const schemas = doc.components.schemas;
     assert.deepEqual(schemas.NewIncident.required, ['description']);
     assert.equal(schemas.NewIncident.properties.cve.pattern, '^CVE-\\d{4}-\\d{4,}$');
@@ -135,7 +136,7 @@ describe('OpenAPI document for incidents and the score', () => {
 
   it('describes GET /compliance-score with ComplianceScore and ActiveTimer', () => {
     const op = doc.paths['/compliance-score'].get;
-    assert.deepEqual(Object.keys(op.responses).sort(), ['200', '401', '403', '405', '429']);
+    assert.deepEqual(Object.keys(op.responses).sort(), ['200', '401', '403', '405', '429', '503']);
     const schemas = doc.components.schemas;
     assert.equal(schemas.ComplianceScore.properties.mttn_seconds.nullable, true);
     assert.match(schemas.ComplianceScore.properties.cra_health_score.description, /86400/);

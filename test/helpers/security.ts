@@ -7,6 +7,12 @@ import { buildHarness, type Harness, type Tenant, suiteTeardown } from './app.js
 /** One API operation as the shared security table exercises it. */
 export interface OperationUnderTest {
   name: string;
+  /**
+   * The operationId in the OpenAPI document. test/http/security-coverage.test.ts fails for any
+   * operation of the document that no securitySuite names, and the suite checks that the
+   * operation it names has this method and path.
+   */
+  operationId: string;
   method: 'GET' | 'POST';
   /** Full-prefix URL; may depend on what `setup` created. */
   url: (h: Harness, tenant: Tenant) => string;
@@ -51,6 +57,19 @@ export function securitySuite(op: OperationUnderTest): void {
       h = await buildHarness(teardown);
       tenant = await h.tenant('sec-a', [op.scope]);
       await op.setup?.(h, tenant);
+    });
+
+    it(`is operation ${op.operationId} of the OpenAPI document, with this method and path`, async () => {
+      const doc = (await h.app.inject({ method: 'GET', url: '/swagger/openapi.json', headers: { host: '127.0.0.1' } })).json();
+      const found = Object.entries(doc.paths as Record<string, Record<string, { operationId?: string }>>).flatMap(([path, item]) =>
+        Object.entries(item)
+          .filter(([, operation]) => operation.operationId === op.operationId)
+          .map(([method]) => ({ path, method })),
+      );
+      assert.equal(found.length, 1, `${op.operationId} is in the document once`);
+      assert.equal(found[0]!.method.toUpperCase(), op.method);
+      const pattern = new RegExp(`^/api/v1/external${found[0]!.path.replace(/\{[^}]+\}/g, '[^/]+')}$`);
+      assert.match(op.url(h, tenant), pattern);
     });
 
     it('accepts the key in X-CRA-API-Key', async () => {

@@ -8,6 +8,7 @@ const H = 3_600_000;
 
 securitySuite({
   name: 'POST /incidents',
+  operationId: 'createIncident',
   method: 'POST',
   url: () => INCIDENTS_URL,
   scope: 'incidents:write',

@@ -7,6 +7,7 @@ const URL = '/api/v1/external/products';
 
 securitySuite({
   name: 'GET /products',
+  operationId: 'listProducts',
   method: 'GET',
   url: () => URL,
   scope: 'products:read',

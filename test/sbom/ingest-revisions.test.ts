@@ -114,7 +114,7 @@ describe('SBOM ingest: revisions, duplicates, the catalogue, the registry', () =
     assert.deepEqual(op.security, [{ ApiKeyHeader: [] }, { BearerAuth: [] }]);
     assert.equal(op.parameters.find((p: { name: string }) => p.name === 'sku').in, 'path');
     assert.deepEqual(Object.keys(op.requestBody.content).sort(), ['application/json', 'application/spdx+json', 'application/vnd.cyclonedx+json']);
-    assert.deepEqual(Object.keys(op.responses).sort(), ['200', '201', '400', '401', '403', '404', '405', '409', '413', '415', '422', '429']);
+    assert.deepEqual(Object.keys(op.responses).sort(), ['200', '201', '400', '401', '403', '404', '405', '409', '413', '415', '422', '429', '503']);
     assert.ok(JSON.stringify(op.responses['201']).includes('SbomIngested'));
     assert.ok(doc.components.schemas.SbomIngested);
   });

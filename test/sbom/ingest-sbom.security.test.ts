@@ -4,6 +4,7 @@ import { cycloneDx16 } from './sbom-fixtures.js';
 
 securitySuite({
   name: 'POST /products/{sku}/sbom',
+  operationId: 'ingestSbom',
   method: 'POST',
   url: () => '/api/v1/external/products/SEC-1/sbom',
   scope: 'products:write',
