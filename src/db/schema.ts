@@ -144,6 +144,71 @@ export interface RegistryEntriesTable {
   hash: string;
 }
 
+export type Role = 'owner' | 'admin' | 'analyst' | 'viewer';
+export type UserStatus = 'active' | 'disabled';
+/** 'enrol': password accepted, authenticator not yet enrolled; 'full': signed in. */
+export type SessionStage = 'enrol' | 'full';
+
+export interface UsersTable {
+  id: string;
+  /** Lower-cased. */
+  email: string;
+  status: UserStatus;
+  /** argon2id PHC string. */
+  password_hash: string;
+  /** AES-256-GCM of the base32 TOTP secret under CONSOLE_SECRET; null after a 2FA reset. */
+  totp_secret: string | null;
+  totp_enrolled_at: string | null;
+  /** The last accepted 30-second step: a code is accepted once. */
+  totp_last_step: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MembershipsTable {
+  user_id: string;
+  org_id: string;
+  role: Role;
+  created_at: string;
+}
+
+export interface InvitationsTable {
+  id: string;
+  org_id: string;
+  email: string;
+  role: Role;
+  /** SHA-256 of the link's token; the token itself is never stored. */
+  token_digest: string;
+  /** "cli" or "user:<email>". */
+  invited_by: string;
+  created_at: string;
+  expires_at: string;
+  accepted_at: string | null;
+}
+
+export interface ConsoleSessionsTable {
+  /** SHA-256 of the cookie's value. */
+  id_digest: string;
+  user_id: string;
+  stage: SessionStage;
+  created_at: string;
+  last_seen_at: string;
+  /** Absolute end (created + 12 h); idle end is last_seen_at + the idle limit. */
+  expires_at: string;
+}
+
+export interface RecoveryCodesTable {
+  user_id: string;
+  digest: string;
+  used_at: string | null;
+}
+
+export interface SignInFailuresTable {
+  /** "account:<email>" or "address:<ip>". */
+  bucket: string;
+  at: string;
+}
+
 export interface DB {
   organisations: OrganisationsTable;
   api_keys: ApiKeysTable;
@@ -154,6 +219,12 @@ export interface DB {
   signals: SignalsTable;
   cases: CasesTable;
   registry_entries: RegistryEntriesTable;
+  users: UsersTable;
+  memberships: MembershipsTable;
+  invitations: InvitationsTable;
+  console_sessions: ConsoleSessionsTable;
+  recovery_codes: RecoveryCodesTable;
+  sign_in_failures: SignInFailuresTable;
 }
 
 export type Organisation = Selectable<OrganisationsTable>;
@@ -165,3 +236,6 @@ export type ProductUpdate = Updateable<ProductsTable>;
 export type SignalRow = Selectable<SignalsTable>;
 export type CaseRow = Selectable<CasesTable>;
 export type RegistryEntryRow = Selectable<RegistryEntriesTable>;
+export type UserRow = Selectable<UsersTable>;
+export type InvitationRow = Selectable<InvitationsTable>;
+export type ConsoleSessionRow = Selectable<ConsoleSessionsTable>;

@@ -1,0 +1,54 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+
+// TOTP secrets at rest: AES-256-GCM under a key derived from CONSOLE_SECRET. Stored as
+// "v1.<iv>.<tag>.<ciphertext>" (base64url), so a leaked database alone reveals no second factor.
+
+export interface SecretBox {
+  seal(plain: string): string;
+  open(sealed: string): string;
+}
+
+export function createSecretBox(secret: string): SecretBox {
+  const key = createHash('sha256').update(`cra-console-totp:${secret}`).digest();
+  return {
+    seal(plain) {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', key, iv);
+      const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+      return ['v1', iv, cipher.getAuthTag(), data].map((p) => (typeof p === 'string' ? p : p.toString('base64url'))).join('.');
+    },
+    open(sealed) {
+      const [version, iv, tag, data] = sealed.split('.');
+      if (version !== 'v1' || !iv || !tag || data === undefined) throw new Error('not a sealed secret');
+      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+      decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+      return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
+    },
+  };
+}
+
+/**
+ * CONSOLE_SECRET when set. Else, on SQLite only, a secret generated once into a 0600 file
+ * beside the database, so `npm start` needs no extra step. Null otherwise (PostgreSQL without
+ * CONSOLE_SECRET: the instances must share one key, which only the operator can provide).
+ */
+export function resolveConsoleSecret(configured: string | null, databaseUrl: string): string | null {
+  if (configured) return configured;
+  if (!databaseUrl.startsWith('sqlite:')) return null;
+  const path = databaseUrl.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+  if (path === ':memory:') return randomBytes(32).toString('base64url');
+  const file = join(dirname(resolve(path)), 'console-secret');
+  if (!existsSync(file)) {
+    mkdirSync(dirname(file), { recursive: true });
+    try {
+      writeFileSync(file, `${randomBytes(32).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
+    } catch (error) {
+      // Another process created it first: use theirs.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+  chmodSync(file, 0o600);
+  return readFileSync(file, 'utf8').trim();
+}

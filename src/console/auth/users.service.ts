@@ -1,0 +1,349 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { Database } from '../../db/index.js';
+import type { Role, SessionStage, UserRow } from '../../db/schema.js';
+import { AppError } from '../../errors.js';
+import type { OrgService } from '../../orgs/orgs.service.js';
+import { appendRegistryEntry } from '../../registry/registry.service.js';
+import { iso, systemClock, type Clock } from '../../shared/time.js';
+import { DUMMY_HASH, hashPassword, passwordProblem, verifyPassword } from './password.js';
+import { digestRecoveryCode, generateRecoveryCodes, normaliseRecoveryCode } from './recovery-codes.js';
+import type { SecretBox } from './secret-box.js';
+import { acceptTotp, newTotpSecret } from './totp.js';
+import { usersRepo, type MembershipView } from './users.repo.js';
+
+export const ROLES: readonly Role[] = ['owner', 'admin', 'analyst', 'viewer'];
+const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]{2,}$/;
+const INVITATION_MS = 72 * 3_600_000;
+
+export interface SessionLimits {
+  absoluteMs: number;
+  idleMs: number;
+}
+export const DEFAULT_SESSION_LIMITS: SessionLimits = { absoluteMs: 12 * 3_600_000, idleMs: 30 * 60_000 };
+
+/** Failed sign-ins allowed in any rolling window, per account and per client address. */
+export const THROTTLE = { windowMs: 15 * 60_000, perAccount: 5, perAddress: 20 };
+
+export interface Invitation {
+  email: string;
+  role: Role;
+  org: string;
+  token: string;
+  expires_at: string;
+}
+
+export interface SignedIn {
+  user: UserRow;
+  memberships: MembershipView[];
+  session: { idDigest: string; stage: SessionStage; expiresAt: string };
+}
+
+export function parseRole(value: string): Role {
+  if (!(ROLES as readonly string[]).includes(value)) throw new AppError('validation_failed', `role must be one of: ${ROLES.join(', ')}`);
+  return value as Role;
+}
+
+export function normaliseEmail(value: string): string {
+  const email = value.trim().toLowerCase();
+  if (!EMAIL.test(email) || email.length > 254) throw new AppError('validation_failed', `"${value}" is not an e-mail address`);
+  return email;
+}
+
+const digest = (token: string) => createHash('sha256').update(token).digest('hex');
+
+/** The console's people. `box` seals TOTP secrets; operators' commands that never touch one pass null. */
+export function createUserService(
+  database: Database,
+  orgs: OrgService,
+  options: { clock?: Clock; box?: SecretBox | null; sessions?: SessionLimits } = {},
+) {
+  const clock = options.clock ?? systemClock;
+  const limits = options.sessions ?? DEFAULT_SESSION_LIMITS;
+  const db = database.db;
+
+  function box(): SecretBox {
+    if (!options.box) throw new AppError('service_unavailable', 'the console has no CONSOLE_SECRET to protect authenticator secrets');
+    return options.box;
+  }
+
+  async function requireUser(email: string): Promise<UserRow> {
+    const user = await usersRepo.findByEmail(db, normaliseEmail(email));
+    if (!user) throw new AppError('not_found', `no console user with e-mail ${email}`);
+    return user;
+  }
+
+  async function openInvitation(token: string) {
+    const invitation = await usersRepo.findInvitation(db, digest(token));
+    if (!invitation || invitation.accepted_at !== null || invitation.expires_at <= iso(clock())) {
+      throw new AppError('not_found', 'This invitation link is unknown, already used or expired. Ask for a new one.');
+    }
+    return invitation;
+  }
+
+  async function newSession(userId: string, stage: SessionStage): Promise<{ token: string; idDigest: string }> {
+    const token = randomBytes(32).toString('base64url');
+    const now = clock();
+    const idDigest = digest(token);
+    await usersRepo.insertSession(db, {
+      id_digest: idDigest,
+      user_id: userId,
+      stage,
+      created_at: iso(now),
+      last_seen_at: iso(now),
+      expires_at: iso(new Date(now.getTime() + limits.absoluteMs)),
+    });
+    return { token, idDigest };
+  }
+
+  /** Why sign-in is refused before any password is checked, or null. */
+  async function throttled(buckets: Array<[string, number, string]>): Promise<string | null> {
+    const now = clock().getTime();
+    for (const [bucket, limit, who] of buckets) {
+      const { count, oldest } = await usersRepo.countFailures(db, bucket, iso(new Date(now - THROTTLE.windowMs)));
+      if (count >= limit && oldest) {
+        const minutes = Math.max(1, Math.ceil((Date.parse(oldest) + THROTTLE.windowMs - now) / 60_000));
+        return `Too many failed sign-ins ${who}. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
+      }
+    }
+    return null;
+  }
+
+  async function secondFactor(user: UserRow, code: string): Promise<boolean> {
+    if (!user.totp_secret) return true;
+    const now = clock();
+    const step = acceptTotp(box().open(user.totp_secret), code, now, user.totp_last_step);
+    if (step !== null) return usersRepo.advanceTotpStep(db, user.id, step);
+    const recovery = normaliseRecoveryCode(code);
+    return recovery !== null && usersRepo.useRecoveryCode(db, user.id, digestRecoveryCode(recovery), iso(now));
+  }
+
+  return {
+    async invite(input: { org: string; email: string; role: string; actor: string }): Promise<Invitation> {
+      const org = await orgs.requireOrg(input.org);
+      const email = normaliseEmail(input.email);
+      const role = parseRole(input.role);
+      const token = randomBytes(32).toString('base64url');
+      const now = clock();
+      const row = {
+        id: randomUUID(),
+        org_id: org.id,
+        email,
+        role,
+        token_digest: digest(token),
+        invited_by: input.actor,
+        created_at: iso(now),
+        expires_at: iso(new Date(now.getTime() + INVITATION_MS)),
+        accepted_at: null,
+      };
+      await database.transaction(async (trx) => {
+        await usersRepo.insertInvitation(trx, row);
+        await appendRegistryEntry(trx, org.id, { actor: input.actor, action: 'user.invited', subject: email, details: { role, expires_at: row.expires_at } }, row.created_at);
+      });
+      return { email, role, org: org.slug, token, expires_at: row.expires_at };
+    },
+
+    /** The invitation behind a link, with whether its e-mail already has an account. */
+    async invitation(token: string) {
+      const invitation = await openInvitation(token);
+      const existing = await usersRepo.findByEmail(db, invitation.email);
+      return { email: invitation.email, role: invitation.role, org: invitation.org_slug, orgName: invitation.org_name, existingUser: existing !== undefined };
+    },
+
+    /**
+     * A new user accepts: password checked and hashed, a TOTP secret generated (sealed), the
+     * membership created, and a session in the 'enrol' stage started.
+     */
+    async acceptAsNewUser(token: string, password: string): Promise<{ token: string; user: UserRow }> {
+      const invitation = await openInvitation(token);
+      const problem = passwordProblem(password);
+      if (problem) throw new AppError('validation_failed', problem, [{ path: 'password', message: problem }]);
+      if (await usersRepo.findByEmail(db, invitation.email)) throw new AppError('conflict', 'This e-mail already has an account: sign in, then open the link again.');
+      const now = iso(clock());
+      const user: UserRow = {
+        id: randomUUID(),
+        email: invitation.email,
+        status: 'active',
+        password_hash: await hashPassword(password),
+        totp_secret: box().seal(newTotpSecret()),
+        totp_enrolled_at: null,
+        totp_last_step: null,
+        created_at: now,
+        updated_at: now,
+      };
+      await database.transaction(async (trx) => {
+        if (!(await usersRepo.acceptInvitation(trx, invitation.id, now))) throw new AppError('not_found', 'This invitation link was already used.');
+        await usersRepo.insert(trx, user);
+        await usersRepo.upsertMembership(trx, { user_id: user.id, org_id: invitation.org_id, role: invitation.role, created_at: now });
+        await appendRegistryEntry(trx, invitation.org_id, { actor: `user:${user.email}`, action: 'user.joined', subject: user.email, details: { role: invitation.role } }, now);
+      });
+      const session = await newSession(user.id, 'enrol');
+      return { token: session.token, user };
+    },
+
+    /** A signed-in user accepts an invitation addressed to their own e-mail. */
+    async acceptAsUser(token: string, user: UserRow): Promise<string> {
+      const invitation = await openInvitation(token);
+      if (invitation.email !== user.email) throw new AppError('forbidden', `This invitation is for ${invitation.email}; you are signed in as ${user.email}.`);
+      const now = iso(clock());
+      await database.transaction(async (trx) => {
+        if (!(await usersRepo.acceptInvitation(trx, invitation.id, now))) throw new AppError('not_found', 'This invitation link was already used.');
+        await usersRepo.upsertMembership(trx, { user_id: user.id, org_id: invitation.org_id, role: invitation.role, created_at: now });
+        await appendRegistryEntry(trx, invitation.org_id, { actor: `user:${user.email}`, action: 'user.joined', subject: user.email, details: { role: invitation.role } }, now);
+      });
+      return invitation.org_slug;
+    },
+
+    /** The TOTP secret while enrolment is pending; never once it is complete. */
+    enrolmentSecret(user: UserRow): string {
+      if (user.totp_enrolled_at !== null || !user.totp_secret) throw new AppError('conflict', 'The authenticator is already enrolled.');
+      return box().open(user.totp_secret);
+    },
+
+    /** Confirms the authenticator with a current code; returns the ten recovery codes, shown once. */
+    async completeEnrolment(user: UserRow, sessionDigest: string, code: string): Promise<string[] | null> {
+      const secret = user.totp_secret;
+      if (!secret) throw new AppError('conflict', 'There is no authenticator to confirm; reload the page.');
+      if (user.totp_enrolled_at !== null) throw new AppError('conflict', 'The authenticator is already enrolled.');
+      const step = acceptTotp(box().open(secret), code, clock(), user.totp_last_step);
+      if (step === null) return null;
+      const codes = generateRecoveryCodes();
+      const now = iso(clock());
+      await database.transaction(async (trx) => {
+        await usersRepo.update(trx, user.id, { totp_enrolled_at: now, totp_last_step: step, updated_at: now });
+        await usersRepo.replaceRecoveryCodes(trx, user.id, codes.map(digestRecoveryCode));
+        await usersRepo.setSessionStage(trx, sessionDigest, 'full');
+      });
+      return codes;
+    },
+
+    /** Gives a user without a secret (after a reset) a fresh one to enrol. */
+    async ensureEnrolmentSecret(user: UserRow): Promise<UserRow> {
+      if (user.totp_secret) return user;
+      const sealed = box().seal(newTotpSecret());
+      await usersRepo.update(db, user.id, { totp_secret: sealed, totp_last_step: null });
+      return { ...user, totp_secret: sealed, totp_last_step: null };
+    },
+
+    /**
+     * Password and second factor (a TOTP code or an unused recovery code). Failures count per
+     * account and per address; past the limit the answer says so and nothing is checked.
+     */
+    async signIn(input: { email: string; password: string; code: string; address: string }): Promise<{ token: string; stage: SessionStage } | { error: string }> {
+      const email = input.email.trim().toLowerCase();
+      const buckets: Array<[string, number, string]> = [
+        [`account:${email}`, THROTTLE.perAccount, 'for this account'],
+        [`address:${input.address}`, THROTTLE.perAddress, 'from your network address'],
+      ];
+      const refused = await throttled(buckets);
+      if (refused) return { error: refused };
+      const user = await usersRepo.findByEmail(db, email);
+      const passwordOk = await verifyPassword(user?.password_hash ?? DUMMY_HASH, input.password);
+      const ok = user !== undefined && user.status === 'active' && passwordOk && (await secondFactor(user, input.code));
+      if (!ok || !user) {
+        const now = clock();
+        await usersRepo.recordFailure(db, buckets.map(([b]) => b), iso(now), iso(new Date(now.getTime() - THROTTLE.windowMs)));
+        return { error: 'The e-mail, password or authentication code is not right.' };
+      }
+      const stage: SessionStage = user.totp_enrolled_at !== null && user.totp_secret ? 'full' : 'enrol';
+      const session = await newSession(user.id, stage);
+      return { token: session.token, stage };
+    },
+
+    /** The session behind a cookie, if it has not ended, passed 12 h or sat idle too long. */
+    async resolveSession(token: string): Promise<SignedIn | null> {
+      const idDigest = digest(token);
+      const session = await usersRepo.findSession(db, idDigest);
+      if (!session) return null;
+      const now = clock();
+      const idleEnd = Date.parse(session.last_seen_at) + limits.idleMs;
+      if (now.getTime() >= Date.parse(session.expires_at) || now.getTime() >= idleEnd) {
+        await usersRepo.deleteSession(db, idDigest);
+        return null;
+      }
+      const user = await usersRepo.findById(db, session.user_id);
+      if (!user || user.status !== 'active') return null;
+      // Written at most every 30 s: a page view is not a write.
+      if (now.getTime() - Date.parse(session.last_seen_at) > 30_000) await usersRepo.touchSession(db, idDigest, iso(now));
+      return { user, memberships: await usersRepo.memberships(db, user.id), session: { idDigest, stage: session.stage, expiresAt: session.expires_at } };
+    },
+
+    async endSession(token: string): Promise<void> {
+      await usersRepo.deleteSession(db, digest(token));
+    },
+
+    async changePassword(user: UserRow, sessionDigest: string, current: string, next: string): Promise<void> {
+      if (!(await verifyPassword(user.password_hash, current))) throw new AppError('validation_failed', 'The current password is not right.', [{ path: 'current', message: 'The current password is not right.' }]);
+      const problem = passwordProblem(next);
+      if (problem) throw new AppError('validation_failed', problem, [{ path: 'password', message: problem }]);
+      await database.transaction(async (trx) => {
+        await usersRepo.update(trx, user.id, { password_hash: await hashPassword(next), updated_at: iso(clock()) });
+        await usersRepo.deleteSessionsOf(trx, user.id, sessionDigest);
+      });
+    },
+
+    // Operators (cra-admin user …) and owners (the Members page).
+
+    async listUsers(orgSlug?: string) {
+      const org = orgSlug ? await orgs.requireOrg(orgSlug) : undefined;
+      const [users, memberships] = await Promise.all([usersRepo.list(db), usersRepo.allMemberships(db)]);
+      return users
+        .map((u) => ({
+          email: u.email,
+          status: u.status,
+          totp_enrolled: u.totp_enrolled_at !== null,
+          created_at: u.created_at,
+          memberships: memberships.filter((m) => m.user_id === u.id).map((m) => ({ org: m.slug, role: m.role })),
+        }))
+        .filter((u) => !org || u.memberships.some((m) => m.org === org.slug));
+    },
+
+    async disableUser(email: string): Promise<void> {
+      const user = await requireUser(email);
+      await database.transaction(async (trx) => {
+        await usersRepo.update(trx, user.id, { status: 'disabled', updated_at: iso(clock()) });
+        await usersRepo.deleteSessionsOf(trx, user.id);
+      });
+    },
+
+    /** Removes the authenticator and recovery codes and ends every session: the next sign-in enrols anew. */
+    async resetTwoFactor(email: string): Promise<void> {
+      const user = await requireUser(email);
+      await database.transaction(async (trx) => {
+        await usersRepo.update(trx, user.id, { totp_secret: null, totp_enrolled_at: null, totp_last_step: null, updated_at: iso(clock()) });
+        await usersRepo.replaceRecoveryCodes(trx, user.id, []);
+        await usersRepo.deleteSessionsOf(trx, user.id);
+      });
+    },
+
+    members: (orgId: string) => usersRepo.members(db, orgId),
+
+    async changeRole(orgId: string, email: string, role: string, actor: string): Promise<void> {
+      const user = await requireUser(email);
+      const next = parseRole(role);
+      const member = (await usersRepo.members(db, orgId)).find((m) => m.user_id === user.id);
+      if (!member) throw new AppError('not_found', `${email} is not a member`);
+      if (member.role === 'owner' && next !== 'owner' && (await usersRepo.countOwners(db, orgId)) <= 1) {
+        throw new AppError('conflict', 'An organisation keeps at least one owner.');
+      }
+      const now = iso(clock());
+      await database.transaction(async (trx) => {
+        await usersRepo.setRole(trx, user.id, orgId, next);
+        await appendRegistryEntry(trx, orgId, { actor, action: 'member.role_changed', subject: user.email, details: { from: member.role, to: next } }, now);
+      });
+    },
+
+    async removeMember(orgId: string, email: string, actor: string): Promise<void> {
+      const user = await requireUser(email);
+      const member = (await usersRepo.members(db, orgId)).find((m) => m.user_id === user.id);
+      if (!member) throw new AppError('not_found', `${email} is not a member`);
+      if (member.role === 'owner' && (await usersRepo.countOwners(db, orgId)) <= 1) throw new AppError('conflict', 'An organisation keeps at least one owner.');
+      const now = iso(clock());
+      await database.transaction(async (trx) => {
+        await usersRepo.removeMembership(trx, user.id, orgId);
+        await appendRegistryEntry(trx, orgId, { actor, action: 'member.removed', subject: user.email, details: { role: member.role } }, now);
+      });
+    },
+  };
+}
+
+export type UserService = ReturnType<typeof createUserService>;
