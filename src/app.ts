@@ -18,6 +18,7 @@ import { createIncidentRoute, incidentSchemas } from './incidents/create-inciden
 import { ingestSbomRoute, sbomSchemas } from './sbom/ingest-sbom.routes.js';
 import type { Services } from './services.js';
 import './http/context.js';
+import { registerConsole } from './console/plugin.js';
 
 export interface AppDeps {
   config: Config;
@@ -87,5 +88,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   operations.registerMethodNotAllowed();
 
   registerHealth(app, { database, store: rateLimitStore });
+  await registerConsole(app, { config, ...services });
   return app;
 }

@@ -14,6 +14,12 @@ export interface Config {
   sbomMaxBytes: number;
   trustProxy: boolean | string;
   logLevel: string;
+  /** Base of links the console hands out (invitations); null: the server's own address. */
+  publicUrl: string | null;
+  /** Key material for TOTP secrets at rest; null: generated beside the SQLite database. */
+  consoleSecret: string | null;
+  /** A console session ends after this long without a request (the absolute limit is 12 h). */
+  consoleIdleMinutes: number;
 }
 
 export class ConfigError extends Error {}
@@ -37,18 +43,25 @@ function trustProxy(raw: string | undefined): boolean | string {
   return raw;
 }
 
-function productionUrl(raw: string | undefined): string {
-  const value = (raw ?? 'https://api.cra-platform.example').replace(/\/+$/, '');
+function absoluteUrl(name: string, raw: string | undefined, fallback: string): string {
+  const value = (raw ?? fallback).replace(/\/+$/, '');
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new ConfigError(`PRODUCTION_URL must be an absolute URL, got "${raw}"`);
+    throw new ConfigError(`${name} must be an absolute URL, got "${raw}"`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new ConfigError('PRODUCTION_URL must use http or https');
+    throw new ConfigError(`${name} must use http or https`);
   }
   return value;
+}
+
+/** Where a browser reaches this server: PUBLIC_URL, else the listening address. */
+export function publicBaseUrl(config: Pick<Config, 'publicUrl' | 'host' | 'port'>): string {
+  if (config.publicUrl) return config.publicUrl;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
 }
 
 export function loadConfig(env: Env = process.env): Readonly<Config> {
@@ -72,12 +85,15 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     databaseUrl,
     redisUrl: env.REDIS_URL?.trim() || null,
     apiHosts,
-    productionUrl: productionUrl(env.PRODUCTION_URL),
+    productionUrl: absoluteUrl('PRODUCTION_URL', env.PRODUCTION_URL, 'https://api.cra-platform.example'),
     rateLimitPerMinute: positiveInt(env, 'RATE_LIMIT_PER_MINUTE', 100),
     authFailureLimitPerMinute: positiveInt(env, 'AUTH_FAILURE_LIMIT_PER_MINUTE', 30),
     incidentMaxBytes: positiveInt(env, 'INCIDENT_MAX_BYTES', 64 * 1024),
     sbomMaxBytes: positiveInt(env, 'SBOM_MAX_BYTES', 50 * 1024 * 1024),
     trustProxy: trustProxy(env.TRUST_PROXY?.trim()),
     logLevel: env.LOG_LEVEL?.trim() || 'info',
+    publicUrl: env.PUBLIC_URL?.trim() ? absoluteUrl('PUBLIC_URL', env.PUBLIC_URL.trim(), '') : null,
+    consoleSecret: env.CONSOLE_SECRET?.trim() || null,
+    consoleIdleMinutes: positiveInt(env, 'CONSOLE_IDLE_MINUTES', 30),
   });
 }

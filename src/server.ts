@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { migrateToLatest, openDatabase } from './db/index.js';
 import { createRateLimitStore } from './http/rate-limit/index.js';
 import { createServices } from './services.js';
+import { resolveConsoleSecret } from './console/auth/secret-box.js';
 
 // Entry point: config → database → migrations → app → listen; SIGTERM/SIGINT close gracefully
 // (stop accepting, finish in-flight requests, close the database and rate-limit store).
@@ -18,7 +19,10 @@ async function main(): Promise<void> {
     info: (obj: object, msg: string) => app?.log.info(obj, msg),
   };
   const rateLimitStore = await createRateLimitStore(config.redisUrl, log);
-  app = await buildApp({ config, services: createServices({ database }), rateLimitStore });
+  // The console's key for TOTP secrets: CONSOLE_SECRET, or on SQLite a generated 0600 file.
+  const consoleSecret = resolveConsoleSecret(config.consoleSecret, config.databaseUrl);
+  app = await buildApp({ config, services: createServices({ database, console: { secret: consoleSecret, idleMinutes: config.consoleIdleMinutes } }), rateLimitStore });
+  if (!consoleSecret) app.log.warn('CONSOLE_SECRET is not set: the console cannot enrol or sign anyone in on PostgreSQL until it is');
 
   let closing = false;
   const shutdown = async (signal: string) => {

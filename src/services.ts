@@ -6,7 +6,10 @@ import { createKeyService } from './keys/keys.service.js';
 import { createOrgService } from './orgs/orgs.service.js';
 import { createProductService } from './products/products.service.js';
 import { createSbomIngestService } from './sbom/ingest.service.js';
+import { createSbomHistoryService } from './sbom/sbom-history.service.js';
 import { systemClock, type Clock } from './shared/time.js';
+import { createSecretBox } from './console/auth/secret-box.js';
+import { createUserService, DEFAULT_SESSION_LIMITS } from './console/auth/users.service.js';
 
 // The one composition root: every domain service is built here, once, on one database and one
 // clock. The API (app.ts), the admin CLI (cli/context.ts), the console and the tests all take
@@ -15,11 +18,18 @@ import { systemClock, type Clock } from './shared/time.js';
 export interface ServiceDeps {
   database: Database;
   clock?: Clock;
+  /**
+   * The console's key for TOTP secrets at rest (see console/auth/secret-box.ts) and its idle
+   * limit. Without a secret, users can be invited, listed and disabled, not enrolled or signed in.
+   */
+  console?: { secret: string | null; idleMinutes?: number };
 }
 
-export function createServices({ database, clock = systemClock }: ServiceDeps) {
+export function createServices({ database, clock = systemClock, console: consoleOptions }: ServiceDeps) {
   const orgs = createOrgService(database, clock);
   const products = createProductService(database, orgs, clock);
+  const box = consoleOptions?.secret ? createSecretBox(consoleOptions.secret) : null;
+  const idleMs = (consoleOptions?.idleMinutes ?? DEFAULT_SESSION_LIMITS.idleMs / 60_000) * 60_000;
   return {
     database,
     clock,
@@ -30,6 +40,8 @@ export function createServices({ database, clock = systemClock }: ServiceDeps) {
     cases: createCaseService(database, orgs, products, clock),
     compliance: createComplianceService(database, orgs, clock),
     sbom: createSbomIngestService(database, products, clock),
+    sbomHistory: createSbomHistoryService(database, orgs, products),
+    users: createUserService(database, orgs, { clock, box, sessions: { ...DEFAULT_SESSION_LIMITS, idleMs } }),
   };
 }
 

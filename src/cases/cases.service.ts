@@ -70,7 +70,7 @@ export function createCaseService(database: Database, orgs: OrgService, products
   }
 
   /** Records when the early warning or the notification was sent; once per case. */
-  async function recordSent(orgSlug: string, incidentNumber: number, column: Sent, at: Date | undefined): Promise<CaseView> {
+  async function recordSent(orgSlug: string, incidentNumber: number, column: Sent, at: Date | undefined, actor = 'cli'): Promise<CaseView> {
     const org = await orgs.requireOrg(orgSlug);
     const row = await requireCase(org.id, incidentNumber);
     const label = column === 'early_warning_sent_at' ? 'early warning' : 'notification';
@@ -93,7 +93,7 @@ export function createCaseService(database: Database, orgs: OrgService, products
         trx,
         org.id,
         {
-          actor: 'cli',
+          actor,
           action: column === 'early_warning_sent_at' ? 'case.early_warning_recorded' : 'case.notification_recorded',
           subject: `case ${incidentNumber}`,
           details: { incident_number: incidentNumber, sent_at: sentIso, deadline, on_time: sentIso <= deadline },
@@ -134,10 +134,16 @@ export function createCaseService(database: Database, orgs: OrgService, products
       return (await casesRepo.list(database.db, org.id)).map(toCaseView);
     },
 
-    recordEarlyWarning: (orgSlug: string, incidentNumber: number, at?: Date) => recordSent(orgSlug, incidentNumber, 'early_warning_sent_at', at),
-    recordNotification: (orgSlug: string, incidentNumber: number, at?: Date) => recordSent(orgSlug, incidentNumber, 'notification_sent_at', at),
+    /** One case by its incident number; another organisation's number is not found. */
+    async getCase(orgSlug: string, incidentNumber: number): Promise<CaseView> {
+      const org = await orgs.requireOrg(orgSlug);
+      return toCaseView(await requireCase(org.id, incidentNumber));
+    },
 
-    async closeCase(orgSlug: string, incidentNumber: number): Promise<CaseView> {
+    recordEarlyWarning: (orgSlug: string, incidentNumber: number, at?: Date, actor?: string) => recordSent(orgSlug, incidentNumber, 'early_warning_sent_at', at, actor),
+    recordNotification: (orgSlug: string, incidentNumber: number, at?: Date, actor?: string) => recordSent(orgSlug, incidentNumber, 'notification_sent_at', at, actor),
+
+    async closeCase(orgSlug: string, incidentNumber: number, actor = 'cli'): Promise<CaseView> {
       const org = await orgs.requireOrg(orgSlug);
       const row = await requireCase(org.id, incidentNumber);
       if (row.status !== 'open') throw new AppError('conflict', `case ${incidentNumber} is already closed`);
@@ -150,7 +156,7 @@ export function createCaseService(database: Database, orgs: OrgService, products
           trx,
           org.id,
           {
-            actor: 'cli',
+            actor,
             action: 'case.closed',
             subject: `case ${incidentNumber}`,
             details: { incident_number: incidentNumber, early_warning_sent: row.early_warning_sent_at !== null, notification_sent: row.notification_sent_at !== null },

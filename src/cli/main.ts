@@ -12,6 +12,7 @@ import { sbomCommand } from './commands/sbom.js';
 import { caseCommand } from './commands/case.js';
 import { scoreCommand } from './commands/score.js';
 import { signalCommand } from './commands/signal.js';
+import { userCommand } from './commands/user.js';
 
 // cra-admin: the administrator's console. Thin commands over the server's own services, on the
 // database named by the same environment variables. Exit 0 ok, 1 error, 2 usage error.
@@ -43,6 +44,7 @@ function program(): Command {
   root.addCommand(signalCommand());
   root.addCommand(caseCommand());
   root.addCommand(scoreCommand());
+  root.addCommand(userCommand());
   // Every level accepts --json (also after the subcommand) and answers usage errors with exit 2.
   const configure = (command: Command) => {
     command.exitOverride();

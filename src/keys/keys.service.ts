@@ -61,7 +61,7 @@ export function createKeyService(database: Database, orgs: OrgService, clock: Cl
   }
 
   return {
-    async createKey(input: { org: string; name: string; scopes: Scope[]; expiresAt?: Date | null }): Promise<IssuedKey> {
+    async createKey(input: { org: string; name: string; scopes: Scope[]; expiresAt?: Date | null; actor?: string }): Promise<IssuedKey> {
       const org = await orgs.requireOrg(input.org);
       const name = input.name.trim();
       if (!name || name.length > 100) throw new AppError('validation_failed', 'a key name must be 1–100 characters');
@@ -84,7 +84,7 @@ export function createKeyService(database: Database, orgs: OrgService, clock: Cl
           await appendRegistryEntry(
             trx,
             org.id,
-            { actor: 'cli', action: 'key.created', subject: name, details: { prefix: row.prefix, scopes: input.scopes, expires_at: row.expires_at } },
+            { actor: input.actor ?? 'cli', action: 'key.created', subject: name, details: { prefix: row.prefix, scopes: input.scopes, expires_at: row.expires_at } },
             row.created_at,
           );
         });
@@ -101,7 +101,7 @@ export function createKeyService(database: Database, orgs: OrgService, clock: Cl
     },
 
     /** New secret for the same key; the old one dies now, or after `graceMs`. */
-    async rotateKey(input: { org: string; name: string; graceMs?: number }): Promise<IssuedKey> {
+    async rotateKey(input: { org: string; name: string; graceMs?: number; actor?: string }): Promise<IssuedKey & { grace_until: string | null }> {
       const org = await orgs.requireOrg(input.org);
       const key = await requireLiveKey(org.id, input.name);
       const now = clock();
@@ -118,20 +118,20 @@ export function createKeyService(database: Database, orgs: OrgService, clock: Cl
         await appendRegistryEntry(
           trx,
           org.id,
-          { actor: 'cli', action: 'key.rotated', subject: key.name, details: { prefix: change.prefix, previous_prefix: key.prefix, grace_until: change.grace_expires_at } },
+          { actor: input.actor ?? 'cli', action: 'key.rotated', subject: key.name, details: { prefix: change.prefix, previous_prefix: key.prefix, grace_until: change.grace_expires_at } },
           iso(now),
         );
       });
-      return { name: key.name, prefix: change.prefix, scopes: key.scopes.split(',') as Scope[], expires_at: key.expires_at, secret };
+      return { name: key.name, prefix: change.prefix, scopes: key.scopes.split(',') as Scope[], expires_at: key.expires_at, secret, grace_until: change.grace_expires_at };
     },
 
-    async revokeKey(input: { org: string; name: string }): Promise<KeyView> {
+    async revokeKey(input: { org: string; name: string; actor?: string }): Promise<KeyView> {
       const org = await orgs.requireOrg(input.org);
       const key = await requireLiveKey(org.id, input.name);
       const now = iso(clock());
       await database.transaction(async (trx) => {
         await keysRepo.revoke(trx, key.id, now);
-        await appendRegistryEntry(trx, org.id, { actor: 'cli', action: 'key.revoked', subject: key.name, details: { prefix: key.prefix } }, now);
+        await appendRegistryEntry(trx, org.id, { actor: input.actor ?? 'cli', action: 'key.revoked', subject: key.name, details: { prefix: key.prefix } }, now);
       });
       return toKeyView({ ...key, revoked_at: now });
     },

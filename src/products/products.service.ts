@@ -57,11 +57,11 @@ export function createProductService(database: Database, orgs: OrgService, clock
     return product;
   }
 
-  async function writeProduct(orgId: string, action: string, sku: string, details: Record<string, unknown>, write: (trx: Parameters<Parameters<Database['transaction']>[0]>[0]) => Promise<void>, at: string) {
+  async function writeProduct(actor: string, orgId: string, action: string, sku: string, details: Record<string, unknown>, write: (trx: Parameters<Parameters<Database['transaction']>[0]>[0]) => Promise<void>, at: string) {
     try {
       await database.transaction(async (trx) => {
         await write(trx);
-        await appendRegistryEntry(trx, orgId, { actor: 'cli', action, subject: sku, details }, at);
+        await appendRegistryEntry(trx, orgId, { actor, action, subject: sku, details }, at);
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw new AppError('conflict', 'another product of this organisation already has that SKU or GTIN');
@@ -72,7 +72,7 @@ export function createProductService(database: Database, orgs: OrgService, clock
   return {
     requireProduct,
 
-    async addProduct(orgSlug: string, sku: string, fields: ProductFields & { name: string }): Promise<ProductRow> {
+    async addProduct(orgSlug: string, sku: string, fields: ProductFields & { name: string }, actor = 'cli'): Promise<ProductRow> {
       const org = await orgs.requireOrg(orgSlug);
       if (!SKU.test(sku)) throw new AppError('validation_failed', 'a SKU is 1–100 letters, digits, dots, dashes or underscores');
       const now = iso(clock());
@@ -91,11 +91,11 @@ export function createProductService(database: Database, orgs: OrgService, clock
         updated_at: now,
       };
       const { id: _id, org_id: _org, ...details } = row;
-      await writeProduct(org.id, 'product.added', sku, details, (trx) => productsRepo.insert(trx, row), now);
+      await writeProduct(actor, org.id, 'product.added', sku, details, (trx) => productsRepo.insert(trx, row), now);
       return row;
     },
 
-    async updateProduct(orgSlug: string, sku: string, fields: ProductFields): Promise<ProductRow> {
+    async updateProduct(orgSlug: string, sku: string, fields: ProductFields, actor = 'cli'): Promise<ProductRow> {
       const org = await orgs.requireOrg(orgSlug);
       const product = await requireProduct(org.id, sku);
       const now = iso(clock());
@@ -105,16 +105,16 @@ export function createProductService(database: Database, orgs: OrgService, clock
       if (fields.firmwareVersion !== undefined) change.firmware_version = fields.firmwareVersion?.trim() || null;
       if (fields.endOfSupport !== undefined) change.end_of_support = fields.endOfSupport ? iso(fields.endOfSupport) : null;
       if (Object.keys(change).length === 0) throw new AppError('validation_failed', 'nothing to update');
-      await writeProduct(org.id, 'product.updated', sku, change, (trx) => productsRepo.update(trx, product.id, { ...change, updated_at: now }), now);
+      await writeProduct(actor, org.id, 'product.updated', sku, change, (trx) => productsRepo.update(trx, product.id, { ...change, updated_at: now }), now);
       return { ...product, ...change, updated_at: now };
     },
 
-    async archiveProduct(orgSlug: string, sku: string): Promise<ProductRow> {
+    async archiveProduct(orgSlug: string, sku: string, actor = 'cli'): Promise<ProductRow> {
       const org = await orgs.requireOrg(orgSlug);
       const product = await requireProduct(org.id, sku);
       if (product.status === 'archived') return product;
       const now = iso(clock());
-      await writeProduct(org.id, 'product.archived', sku, {}, (trx) => productsRepo.update(trx, product.id, { status: 'archived', updated_at: now }), now);
+      await writeProduct(actor, org.id, 'product.archived', sku, {}, (trx) => productsRepo.update(trx, product.id, { status: 'archived', updated_at: now }), now);
       return { ...product, status: 'archived', updated_at: now };
     },
 

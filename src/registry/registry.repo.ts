@@ -47,6 +47,19 @@ export const registryRepo = {
       .execute();
   },
 
+  /** Newest first, optionally one action only, entries before `beforeSeq`. */
+  recent(db: Executor, orgId: string, options: { action?: string; beforeSeq?: number; limit: number }): Promise<RegistryEntryRow[]> {
+    let query = db.selectFrom('registry_entries').selectAll().where('org_id', '=', orgId);
+    if (options.action) query = query.where('action', '=', options.action);
+    if (options.beforeSeq !== undefined) query = query.where('seq', '<', options.beforeSeq);
+    return query.orderBy('seq', 'desc').limit(options.limit).execute();
+  },
+
+  async actions(db: Executor, orgId: string): Promise<string[]> {
+    const rows = await db.selectFrom('registry_entries').select('action').distinct().where('org_id', '=', orgId).orderBy('action').execute();
+    return rows.map((r) => r.action);
+  },
+
   async head(db: Executor, orgId: string): Promise<{ seq: number; hash: string }> {
     const row = await db
       .selectFrom('organisations')

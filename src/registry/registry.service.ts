@@ -54,6 +54,12 @@ export async function* listRegistry(
   }
 }
 
+/** A page of the registry, newest first, for reading (the console); and the actions it holds. */
+export async function recentRegistry(database: Database, orgId: string, options: { action?: string; beforeSeq?: number; limit: number }) {
+  const [entries, actions] = await Promise.all([registryRepo.recent(database.db, orgId, options), registryRepo.actions(database.db, orgId)]);
+  return { entries, actions };
+}
+
 /** Recomputes the whole chain, a page at a time, and names the first broken entry. */
 export async function verifyRegistry(database: Database, orgId: string): Promise<ChainCheck> {
   // The head is read first: entries appended while we walk are not judged against it.

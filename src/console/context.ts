@@ -1,0 +1,42 @@
+import type { Config } from '../config.js';
+import type { Services } from '../services.js';
+import type { Role, SessionStage, UserRow } from '../db/schema.js';
+import type { MembershipView } from './auth/users.repo.js';
+
+/** What the console's pages are given: the same services as the API and the CLI. */
+export type ConsoleDeps = Services & { config: Config };
+
+/** The signed-in person and, on /console/o/:org pages, the organisation they are working in. */
+export interface ConsoleViewer {
+  user: UserRow;
+  memberships: MembershipView[];
+  sessionDigest: string;
+  stage: SessionStage;
+  org: MembershipView | null;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    viewer: ConsoleViewer | null;
+  }
+}
+
+export type Permission = 'keys' | 'products' | 'sbom' | 'cases' | 'members';
+
+// console.md: owner may everything; admin keys, products and settings; analyst triage, cases,
+// reports and SBOM uploads; viewer reads only.
+const GRANTS: Record<Role, readonly Permission[]> = {
+  owner: ['keys', 'products', 'sbom', 'cases', 'members'],
+  admin: ['keys', 'products', 'sbom'],
+  analyst: ['sbom', 'cases'],
+  viewer: [],
+};
+
+export function may(role: Role, permission: Permission): boolean {
+  return GRANTS[role].includes(permission);
+}
+
+/** The registry actor for changes made in the console. */
+export function actorOf(viewer: ConsoleViewer): string {
+  return `user:${viewer.user.email}`;
+}

@@ -1,0 +1,98 @@
+import cookie from '@fastify/cookie';
+import csrf from '@fastify/csrf-protection';
+import formbody from '@fastify/formbody';
+import helmet from '@fastify/helmet';
+import multipart from '@fastify/multipart';
+import view from '@fastify/view';
+import { Eta } from 'eta';
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { AppError } from '../errors.js';
+import { registerAssets } from './assets.js';
+import type { ConsoleDeps } from './context.js';
+import { registerAuthPages } from './auth.page.js';
+import { registerKeyPages } from './keys.page.js';
+import { registerTodayPage } from './today.page.js';
+import { VIEWS_DIR } from './paths.js';
+import { render } from './render.js';
+import { orgOf, registerSessionLookup, requireSignedIn } from './session.js';
+
+// The web console under /console. Everything here is encapsulated in one Fastify scope: its
+// cookies, form parsers, security headers, CSRF check, templates and error pages never touch
+// the API's routes, headers or OpenAPI document.
+
+export const CONSOLE_PREFIX = '/console';
+
+export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
+  await app.register(
+    async (scope) => {
+      await scope.register(cookie);
+      await scope.register(formbody);
+      await scope.register(multipart, { attachFieldsToBody: 'keyValues', limits: { fileSize: deps.config.sbomMaxBytes, files: 1, fields: 10 } });
+      await scope.register(helmet, {
+        contentSecurityPolicy: {
+          useDefaults: false,
+          directives: {
+            defaultSrc: ["'none'"],
+            scriptSrc: ["'self'"],
+            styleSrc: ["'self'"],
+            imgSrc: ["'self'", 'data:'],
+            connectSrc: ["'self'"],
+            formAction: ["'self'"],
+            frameAncestors: ["'none'"],
+            baseUri: ["'none'"],
+          },
+        },
+      });
+      await scope.register(csrf, { cookieKey: 'cra_csrf', cookieOpts: { path: '/console', httpOnly: true, secure: true, sameSite: 'lax' } });
+      await scope.register(view, { engine: { eta: new Eta({ views: VIEWS_DIR, cache: true, autoEscape: true }) }, templates: VIEWS_DIR, production: true });
+
+      registerSessionLookup(scope, deps);
+      // Every state-changing request carries the form's token (or htmx's X-CSRF-Token header).
+      scope.addHook('preHandler', (request, reply, done) => (request.method === 'POST' ? scope.csrfProtection(request, reply, done) : done()));
+      registerErrorPages(scope);
+      registerAssets(scope);
+      registerAuthPages(scope, deps);
+
+      await scope.register(async (signedIn) => {
+        signedIn.addHook('preHandler', requireSignedIn);
+        signedIn.get('/', async (request, reply) => {
+          const first = request.viewer!.memberships[0];
+          if (first) return reply.redirect(`/console/o/${encodeURIComponent(first.slug)}/today`, 303);
+          return render(request, reply, 'no-org');
+        });
+        await signedIn.register(
+          async (org) => {
+            org.addHook('preHandler', async (request) => {
+              orgOf(request);
+              if (!request.viewer?.org) throw new AppError('not_found', 'not found');
+            });
+            registerTodayPage(org, deps);
+            registerKeyPages(org, deps);
+          },
+          { prefix: '/o/:org' },
+        );
+      });
+    },
+    { prefix: CONSOLE_PREFIX },
+  );
+}
+
+function registerErrorPages(scope: FastifyInstance): void {
+  scope.setNotFoundHandler((request, reply) => render(request, reply, 'error', { title: 'Not found', message: 'There is nothing at this address, or it is not yours to see.' }, 404));
+  scope.setErrorHandler(async (error: FastifyError, request, reply) => {
+    if (error instanceof AppError && (error.code === 'not_found' || error.code === 'product_not_found')) {
+      return render(request, reply, 'error', { title: 'Not found', message: 'There is nothing at this address, or it is not yours to see.' }, 404);
+    }
+    if (error instanceof AppError && error.code === 'service_unavailable') return render(request, reply, 'error', { title: 'Unavailable', message: error.message }, 503);
+    if (error instanceof AppError && error.code === 'forbidden') return render(request, reply, 'error', { title: 'Not allowed', message: error.message }, 403);
+    if (error.code?.startsWith('FST_CSRF')) {
+      return render(request, reply, 'error', { title: 'Form expired', message: 'This form has expired or did not come from this site. Go back, reload the page and try again.' }, 403);
+    }
+    if (error.statusCode === 413 || error.code === 'FST_REQ_FILE_TOO_LARGE') {
+      return render(request, reply, 'error', { title: 'Too large', message: 'The upload is larger than this server accepts.' }, 413);
+    }
+    if (error.statusCode && error.statusCode < 500) return render(request, reply, 'error', { title: 'Bad request', message: 'The request could not be read.' }, error.statusCode);
+    request.log.error({ err: error }, 'console request failed');
+    return render(request, reply, 'error', { title: 'Something went wrong', message: `The request failed; nothing secret was shown. Reference: ${request.id}` }, 500);
+  });
+}

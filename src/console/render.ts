@@ -1,0 +1,42 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../errors.js';
+import { may, type Permission } from './context.js';
+import { helpers } from './format.js';
+
+export const NAV = [
+  { path: 'today', label: 'Today' },
+  { path: 'keys', label: 'API keys' },
+] as const;
+
+/** Renders a page (or fragment) with what every template may use: viewer, org, CSRF token, helpers. */
+export async function render(request: FastifyRequest, reply: FastifyReply, template: string, data: Record<string, unknown> = {}, status = 200): Promise<FastifyReply> {
+  const viewer = request.viewer;
+  const org = viewer?.org ?? null;
+  const html = await reply.viewAsync(template, {
+    viewer,
+    org,
+    base: org ? `/console/o/${encodeURIComponent(org.slug)}` : '/console',
+    nav: NAV,
+    csrf: reply.generateCsrf(),
+    h: helpers,
+    can: (permission: Permission) => (org ? may(org.role, permission) : false),
+    errors: {},
+    values: {},
+    ...data,
+  });
+  return reply.code(status).type('text/html; charset=utf-8').send(html);
+}
+
+/** Stops a change the viewer's role does not allow (403 page). */
+export function requirePermission(request: FastifyRequest, permission: Permission): void {
+  const org = request.viewer?.org;
+  if (!org) throw new AppError('not_found', 'not found');
+  if (!may(org.role, permission)) throw new AppError('forbidden', `Your role in ${org.name} (${org.role}) does not allow this change.`);
+}
+
+/** The organisation of the page; the route's preHandler has already answered 404 without one. */
+export function orgSlug(request: FastifyRequest): string {
+  const org = request.viewer?.org;
+  if (!org) throw new AppError('not_found', 'not found');
+  return org.slug;
+}

@@ -1,0 +1,48 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ConsoleDeps } from './context.js';
+
+export const SESSION_COOKIE = 'cra_session';
+
+export function setSessionCookie(reply: FastifyReply, token: string): void {
+  // Secure: browsers keep it on http://localhost too, and never send it over plain HTTP elsewhere.
+  reply.setCookie(SESSION_COOKIE, token, { path: '/console', httpOnly: true, secure: true, sameSite: 'lax' });
+}
+
+export function clearSessionCookie(reply: FastifyReply): void {
+  reply.clearCookie(SESSION_COOKIE, { path: '/console', httpOnly: true, secure: true, sameSite: 'lax' });
+}
+
+/** Sends the browser to `to`; htmx requests follow HX-Redirect instead of swapping in a page. */
+export function redirect(request: FastifyRequest, reply: FastifyReply, to: string): FastifyReply {
+  if (request.headers['hx-request']) return reply.header('hx-redirect', to).code(204).send();
+  return reply.redirect(to, 303);
+}
+
+/** Resolves the session cookie into `request.viewer` on every console request. */
+export function registerSessionLookup(scope: FastifyInstance, deps: ConsoleDeps): void {
+  scope.decorateRequest('viewer', null);
+  scope.addHook('preHandler', async (request) => {
+    const token = request.cookies[SESSION_COOKIE];
+    if (!token) return;
+    const signedIn = await deps.users.resolveSession(token);
+    if (!signedIn) return;
+    request.viewer = { user: signedIn.user, memberships: signedIn.memberships, sessionDigest: signedIn.session.idDigest, org: null, stage: signedIn.session.stage };
+  });
+}
+
+/** For pages behind sign-in: anonymous → the sign-in page; enrolment pending → the enrolment page. */
+export async function requireSignedIn(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  if (!request.viewer) {
+    const next = encodeURIComponent(request.url);
+    await redirect(request, reply, `/console/sign-in?next=${next}`);
+    return;
+  }
+  if (request.viewer.stage !== 'full') await redirect(request, reply, '/console/enrol');
+}
+
+/** For /console/o/:org/… pages: the organisation must be one of the viewer's, else 404. */
+export function orgOf(request: FastifyRequest): void {
+  const slug = (request.params as { org?: string }).org;
+  const membership = request.viewer?.memberships.find((m) => m.slug === slug) ?? null;
+  if (request.viewer) request.viewer.org = membership;
+}

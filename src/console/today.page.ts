@@ -1,0 +1,33 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ConsoleDeps } from './context.js';
+import { clock } from './format.js';
+import { orgSlug, render } from './render.js';
+
+// Today: what needs doing now. The clocks section re-renders in place every 30 s (htmx) and is
+// a plain part of the page without JavaScript.
+
+export function registerTodayPage(org: FastifyInstance, deps: ConsoleDeps): void {
+  async function clocks(request: FastifyRequest) {
+    const cases = (await deps.cases.listCases(orgSlug(request))).filter((c) => c.status === 'open');
+    const now = deps.clock();
+    const rows = cases.map((c) => ({
+      ...c,
+      earlyWarning: c.notifiable && !c.early_warning_sent_at ? { due: c.early_warning_deadline, ...clock(c.early_warning_deadline, now) } : null,
+      notification: c.notifiable && !c.notification_sent_at ? { due: c.full_notification_deadline, ...clock(c.full_notification_deadline, now) } : null,
+    }));
+    return { cases: rows, now: now.toISOString() };
+  }
+
+  org.get('/today', async (request, reply) => {
+    const slug = orgSlug(request);
+    const [open, signals, score] = await Promise.all([
+      clocks(request),
+      deps.incidents.listSignals(request.viewer!.org!.org_id),
+      deps.compliance.explainScore(slug),
+    ]);
+    const awaiting = signals.filter((s) => s.status === 'INCOMING');
+    return render(request, reply, 'today', { title: 'Today', ...open, signals: awaiting, score: score.score, breakdown: score.breakdown });
+  });
+
+  org.get('/today/clocks', async (request, reply) => render(request, reply, 'today-clocks', await clocks(request)));
+}
