@@ -46,7 +46,13 @@ export function registerAuthPages(scope: FastifyInstance, deps: ConsoleDeps): vo
     const result = await users.signIn({ ...form.value, address: request.ip });
     if ('error' in result) {
       const status = result.error.startsWith('Too many') ? 429 : 401;
-      return render(request, reply, 'sign-in', { errors: { _form: result.error }, values: { email: form.value.email, next: form.value.next } }, status);
+      return render(
+        request,
+        reply,
+        'sign-in',
+        { errors: { _form: result.error }, values: { email: form.value.email, next: form.value.next } },
+        status,
+      );
     }
     setSessionCookie(reply, result.token);
     return redirect(request, reply, result.stage === 'enrol' ? '/console/enrol' : safeNext(form.value.next));
@@ -63,7 +69,11 @@ export function registerAuthPages(scope: FastifyInstance, deps: ConsoleDeps): vo
 
   scope.get('/invite/:token', async (request, reply) => {
     const invitation = await invitationOf(request);
-    return render(request, reply, 'invite', { invitation, signedInAs: request.viewer?.stage === 'full' ? request.viewer.user.email : null, path: request.url });
+    return render(request, reply, 'invite', {
+      invitation,
+      signedInAs: request.viewer?.stage === 'full' ? request.viewer.user.email : null,
+      path: request.url,
+    });
   });
 
   scope.post('/invite/:token', async (request, reply) => {
@@ -110,7 +120,14 @@ export function registerAuthPages(scope: FastifyInstance, deps: ConsoleDeps): vo
     const form = parseForm(CodeForm, request.body);
     if (!form.ok) return render(request, reply, 'enrol', { ...page, errors: form.errors }, 400);
     const codes = await users.completeEnrolment(request.viewer!.user, request.viewer!.sessionDigest, form.value.code);
-    if (!codes) return render(request, reply, 'enrol', { ...page, errors: { code: 'That code is not the current one. Check the time on your phone and try the next code.' } }, 400);
+    if (!codes)
+      return render(
+        request,
+        reply,
+        'enrol',
+        { ...page, errors: { code: 'That code is not the current one. Check the time on your phone and try the next code.' } },
+        400,
+      );
     // Shown once, in this response only; no-store keeps it out of the browser's cache.
     reply.header('cache-control', 'no-store');
     return render(request, reply, 'recovery-codes', { codes, viewer: null });

@@ -35,9 +35,24 @@ export function parseForm<T extends TObject>(schema: T, body: unknown): FormResu
  * rethrown for the error page.
  */
 export function serviceErrors(error: unknown, field = '_form'): FieldErrors {
-  if (error instanceof AppError && ['validation_failed', 'conflict', 'product_archived', 'invalid_sbom', 'unsupported_sbom_format', 'invalid_json', 'product_not_found'].includes(error.code)) {
+  if (
+    error instanceof AppError &&
+    [
+      'validation_failed',
+      'conflict',
+      'product_archived',
+      'invalid_sbom',
+      'unsupported_sbom_format',
+      'invalid_json',
+      'product_not_found',
+    ].includes(error.code)
+  ) {
     const errors: FieldErrors = { [field]: error.message };
-    if (error.details?.length && field !== '_form') errors[field] = `${error.message}: ${error.details.slice(0, 3).map((d) => `${d.path} ${d.message}`).join('; ')}`;
+    if (error.details?.length && field !== '_form')
+      errors[field] = `${error.message}: ${error.details
+        .slice(0, 3)
+        .map((d) => `${d.path} ${d.message}`)
+        .join('; ')}`;
     return errors;
   }
   throw error;

@@ -17,11 +17,19 @@ const CreateKeyForm = Type.Object({
 const KeyNameForm = Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) });
 const RotateForm = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 100 }),
-  grace: Type.String({ pattern: '^(\\d+[smhd])?$', message: 'Give the grace period as a number and a unit, e.g. 10m, 2h or 1d, or leave it empty.' }),
+  grace: Type.String({
+    pattern: '^(\\d+[smhd])?$',
+    message: 'Give the grace period as a number and a unit, e.g. 10m, 2h or 1d, or leave it empty.',
+  }),
 });
 
 export function registerKeyPages(org: FastifyInstance, deps: ConsoleDeps): void {
-  async function listPage(request: FastifyRequest, reply: FastifyReply, extra: { errors?: FieldErrors; values?: Record<string, unknown>; notice?: string } = {}, status = 200) {
+  async function listPage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    extra: { errors?: FieldErrors; values?: Record<string, unknown>; notice?: string } = {},
+    status = 200,
+  ) {
     const keys = await deps.keys.listKeys(orgSlug(request));
     const now = deps.clock().toISOString();
     const rows = keys.map((k) => ({ ...k, live: !k.revoked_at && !(k.expires_at && k.expires_at <= now) }));
@@ -30,7 +38,9 @@ export function registerKeyPages(org: FastifyInstance, deps: ConsoleDeps): void 
 
   org.get('/keys', async (request, reply) => {
     const done = (request.query as { done?: string }).done;
-    return listPage(request, reply, { notice: done === 'revoked' ? 'The key is revoked: the API refuses it from the next request on.' : undefined });
+    return listPage(request, reply, {
+      notice: done === 'revoked' ? 'The key is revoked: the API refuses it from the next request on.' : undefined,
+    });
   });
 
   org.post('/keys', async (request, reply) => {
@@ -38,9 +48,16 @@ export function registerKeyPages(org: FastifyInstance, deps: ConsoleDeps): void 
     const form = parseForm(CreateKeyForm, request.body);
     if (!form.ok) return listPage(request, reply, { errors: form.errors, values: form.values }, 400);
     const expiresAt = form.value.expires ? parseTimestamp(form.value.expires) : null;
-    if (form.value.expires && !expiresAt) return listPage(request, reply, { errors: { expires: 'That date does not exist.' }, values: form.value }, 400);
+    if (form.value.expires && !expiresAt)
+      return listPage(request, reply, { errors: { expires: 'That date does not exist.' }, values: form.value }, 400);
     try {
-      const key = await deps.keys.createKey({ org: orgSlug(request), name: form.value.name, scopes: form.value.scopes as Scope[], expiresAt, actor: actorOf(request.viewer!) });
+      const key = await deps.keys.createKey({
+        org: orgSlug(request),
+        name: form.value.name,
+        scopes: form.value.scopes as Scope[],
+        expiresAt,
+        actor: actorOf(request.viewer!),
+      });
       reply.header('cache-control', 'no-store');
       return render(request, reply, 'key-secret', { title: 'Key created', section: 'keys', key, verb: 'created', graceUntil: null });
     } catch (error) {
@@ -51,11 +68,18 @@ export function registerKeyPages(org: FastifyInstance, deps: ConsoleDeps): void 
   org.post('/keys/rotate', async (request, reply) => {
     requirePermission(request, 'keys');
     const form = parseForm(RotateForm, request.body);
-    if (!form.ok) return listPage(request, reply, { errors: { [`rotate:${String(form.values.name)}`]: form.errors.grace ?? 'Choose a key.' } }, 400);
+    if (!form.ok)
+      return listPage(request, reply, { errors: { [`rotate:${String(form.values.name)}`]: form.errors.grace ?? 'Choose a key.' } }, 400);
     const graceMs = form.value.grace ? parseDuration(form.value.grace)! : 0;
     const key = await deps.keys.rotateKey({ org: orgSlug(request), name: form.value.name, graceMs, actor: actorOf(request.viewer!) });
     reply.header('cache-control', 'no-store');
-    return render(request, reply, 'key-secret', { title: 'Key rotated', section: 'keys', key, verb: 'rotated', graceUntil: key.grace_until });
+    return render(request, reply, 'key-secret', {
+      title: 'Key rotated',
+      section: 'keys',
+      key,
+      verb: 'rotated',
+      graceUntil: key.grace_until,
+    });
   });
 
   org.post('/keys/revoke', async (request, reply) => {

@@ -27,7 +27,10 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
     async (scope) => {
       await scope.register(cookie);
       await scope.register(formbody);
-      await scope.register(multipart, { attachFieldsToBody: 'keyValues', limits: { fileSize: deps.config.sbomMaxBytes, files: 1, fields: 10 } });
+      await scope.register(multipart, {
+        attachFieldsToBody: 'keyValues',
+        limits: { fileSize: deps.config.sbomMaxBytes, files: 1, fields: 10 },
+      });
       await scope.register(helmet, {
         contentSecurityPolicy: {
           useDefaults: false,
@@ -43,12 +46,21 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
           },
         },
       });
-      await scope.register(csrf, { cookieKey: 'cra_csrf', cookieOpts: { path: '/console', httpOnly: true, secure: true, sameSite: 'lax' } });
-      await scope.register(view, { engine: { eta: new Eta({ views: VIEWS_DIR, cache: true, autoEscape: true }) }, templates: VIEWS_DIR, production: true });
+      await scope.register(csrf, {
+        cookieKey: 'cra_csrf',
+        cookieOpts: { path: '/console', httpOnly: true, secure: true, sameSite: 'lax' },
+      });
+      await scope.register(view, {
+        engine: { eta: new Eta({ views: VIEWS_DIR, cache: true, autoEscape: true }) },
+        templates: VIEWS_DIR,
+        production: true,
+      });
 
       registerSessionLookup(scope, deps);
       // Every state-changing request carries the form's token (or htmx's X-CSRF-Token header).
-      scope.addHook('preHandler', (request, reply, done) => (request.method === 'POST' ? scope.csrfProtection(request, reply, done) : done()));
+      scope.addHook('preHandler', (request, reply, done) =>
+        request.method === 'POST' ? scope.csrfProtection(request, reply, done) : done(),
+      );
       registerErrorPages(scope);
       registerAssets(scope);
       registerAuthPages(scope, deps);
@@ -78,21 +90,44 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
 }
 
 function registerErrorPages(scope: FastifyInstance): void {
-  scope.setNotFoundHandler((request, reply) => render(request, reply, 'error', { title: 'Not found', message: 'There is nothing at this address, or it is not yours to see.' }, 404));
+  scope.setNotFoundHandler((request, reply) =>
+    render(request, reply, 'error', { title: 'Not found', message: 'There is nothing at this address, or it is not yours to see.' }, 404),
+  );
   scope.setErrorHandler(async (error: FastifyError, request, reply) => {
     if (error instanceof AppError && (error.code === 'not_found' || error.code === 'product_not_found')) {
-      return render(request, reply, 'error', { title: 'Not found', message: 'There is nothing at this address, or it is not yours to see.' }, 404);
+      return render(
+        request,
+        reply,
+        'error',
+        { title: 'Not found', message: 'There is nothing at this address, or it is not yours to see.' },
+        404,
+      );
     }
-    if (error instanceof AppError && error.code === 'service_unavailable') return render(request, reply, 'error', { title: 'Unavailable', message: error.message }, 503);
-    if (error instanceof AppError && error.code === 'forbidden') return render(request, reply, 'error', { title: 'Not allowed', message: error.message }, 403);
+    if (error instanceof AppError && error.code === 'service_unavailable')
+      return render(request, reply, 'error', { title: 'Unavailable', message: error.message }, 503);
+    if (error instanceof AppError && error.code === 'forbidden')
+      return render(request, reply, 'error', { title: 'Not allowed', message: error.message }, 403);
     if (error.code?.startsWith('FST_CSRF')) {
-      return render(request, reply, 'error', { title: 'Form expired', message: 'This form has expired or did not come from this site. Go back, reload the page and try again.' }, 403);
+      return render(
+        request,
+        reply,
+        'error',
+        { title: 'Form expired', message: 'This form has expired or did not come from this site. Go back, reload the page and try again.' },
+        403,
+      );
     }
     if (error.statusCode === 413 || error.code === 'FST_REQ_FILE_TOO_LARGE') {
       return render(request, reply, 'error', { title: 'Too large', message: 'The upload is larger than this server accepts.' }, 413);
     }
-    if (error.statusCode && error.statusCode < 500) return render(request, reply, 'error', { title: 'Bad request', message: 'The request could not be read.' }, error.statusCode);
+    if (error.statusCode && error.statusCode < 500)
+      return render(request, reply, 'error', { title: 'Bad request', message: 'The request could not be read.' }, error.statusCode);
     request.log.error({ err: error }, 'console request failed');
-    return render(request, reply, 'error', { title: 'Something went wrong', message: `The request failed; nothing secret was shown. Reference: ${request.id}` }, 500);
+    return render(
+      request,
+      reply,
+      'error',
+      { title: 'Something went wrong', message: `The request failed; nothing secret was shown. Reference: ${request.id}` },
+      500,
+    );
   });
 }

@@ -9,7 +9,13 @@ export const NAV = [
 ] as const;
 
 /** Renders a page (or fragment) with what every template may use: viewer, org, CSRF token, helpers. */
-export async function render(request: FastifyRequest, reply: FastifyReply, template: string, data: Record<string, unknown> = {}, status = 200): Promise<FastifyReply> {
+export async function render(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  template: string,
+  data: Record<string, unknown> = {},
+  status = 200,
+): Promise<FastifyReply> {
   const viewer = request.viewer;
   const org = viewer?.org ?? null;
   const html = await reply.viewAsync(template, {

@@ -26,7 +26,13 @@ export function registerSessionLookup(scope: FastifyInstance, deps: ConsoleDeps)
     if (!token) return;
     const signedIn = await deps.users.resolveSession(token);
     if (!signedIn) return;
-    request.viewer = { user: signedIn.user, memberships: signedIn.memberships, sessionDigest: signedIn.session.idDigest, org: null, stage: signedIn.session.stage };
+    request.viewer = {
+      user: signedIn.user,
+      memberships: signedIn.memberships,
+      sessionDigest: signedIn.session.idDigest,
+      org: null,
+      stage: signedIn.session.stage,
+    };
   });
 }
 

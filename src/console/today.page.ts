@@ -12,8 +12,10 @@ export function registerTodayPage(org: FastifyInstance, deps: ConsoleDeps): void
     const now = deps.clock();
     const rows = cases.map((c) => ({
       ...c,
-      earlyWarning: c.notifiable && !c.early_warning_sent_at ? { due: c.early_warning_deadline, ...clock(c.early_warning_deadline, now) } : null,
-      notification: c.notifiable && !c.notification_sent_at ? { due: c.full_notification_deadline, ...clock(c.full_notification_deadline, now) } : null,
+      earlyWarning:
+        c.notifiable && !c.early_warning_sent_at ? { due: c.early_warning_deadline, ...clock(c.early_warning_deadline, now) } : null,
+      notification:
+        c.notifiable && !c.notification_sent_at ? { due: c.full_notification_deadline, ...clock(c.full_notification_deadline, now) } : null,
     }));
     return { cases: rows, now: now.toISOString() };
   }

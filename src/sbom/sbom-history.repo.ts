@@ -27,7 +27,17 @@ export const sbomHistoryRepo = {
     return db
       .selectFrom('sbom_revisions as s')
       .innerJoin('releases as r', 'r.id', 's.release_id')
-      .select(['s.id', 'r.version as release_version', 's.revision', 's.format', 's.spec_version', 's.components', 's.digest', 's.source', 's.ingested_at'])
+      .select([
+        's.id',
+        'r.version as release_version',
+        's.revision',
+        's.format',
+        's.spec_version',
+        's.components',
+        's.digest',
+        's.source',
+        's.ingested_at',
+      ])
       .where('s.product_id', '=', productId)
       .orderBy('r.created_at', 'desc')
       .orderBy('s.revision', 'desc')
@@ -38,7 +48,17 @@ export const sbomHistoryRepo = {
     return db
       .selectFrom('sbom_revisions as s')
       .innerJoin('releases as r', 'r.id', 's.release_id')
-      .select(['s.id', 'r.version as release_version', 's.revision', 's.format', 's.spec_version', 's.components', 's.digest', 's.source', 's.ingested_at'])
+      .select([
+        's.id',
+        'r.version as release_version',
+        's.revision',
+        's.format',
+        's.spec_version',
+        's.components',
+        's.digest',
+        's.source',
+        's.ingested_at',
+      ])
       .where('s.product_id', '=', productId)
       .where('r.version', '=', releaseVersion)
       .where('s.revision', '=', revision)

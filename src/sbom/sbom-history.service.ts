@@ -14,7 +14,13 @@ export function createSbomHistoryService(database: Database, orgs: OrgService, p
     },
 
     /** One revision and a page of its components, in document order. */
-    async revision(orgSlug: string, sku: string, releaseVersion: string, revision: number, page: { offset: number; limit: number }): Promise<{ revision: RevisionListing; components: ComponentListing[] }> {
+    async revision(
+      orgSlug: string,
+      sku: string,
+      releaseVersion: string,
+      revision: number,
+      page: { offset: number; limit: number },
+    ): Promise<{ revision: RevisionListing; components: ComponentListing[] }> {
       const org = await orgs.requireOrg(orgSlug);
       const product = await products.requireProduct(org.id, sku);
       const found = await sbomHistoryRepo.findRevision(database.db, product.id, releaseVersion, revision);

@@ -51,7 +51,10 @@ describe('TOTP', () => {
   it('refuses malformed codes and another secret’s code; the URI names issuer and account', () => {
     assert.equal(acceptTotp(secret, '12345', t0, null), null);
     assert.equal(acceptTotp(secret, 'abcdef', t0, null), null);
-    assert.match(totpUri(secret, 'ana@example.com'), /^otpauth:\/\/totp\/CRA%20console:ana%40example\.com\?issuer=CRA%20console&secret=[A-Z2-7]+&algorithm=SHA1&digits=6&period=30$/);
+    assert.match(
+      totpUri(secret, 'ana@example.com'),
+      /^otpauth:\/\/totp\/CRA%20console:ana%40example\.com\?issuer=CRA%20console&secret=[A-Z2-7]+&algorithm=SHA1&digits=6&period=30$/,
+    );
   });
 });
 

@@ -18,7 +18,10 @@ describe('console over HTTP', () => {
     const h = harness();
     const page = await h.app.inject({ method: 'GET', url: '/console/sign-in' });
     assert.equal(page.statusCode, 200);
-    assert.equal(page.headers['content-security-policy'], "default-src 'none';script-src 'self';style-src 'self';img-src 'self' data:;connect-src 'self';form-action 'self';frame-ancestors 'none';base-uri 'none'");
+    assert.equal(
+      page.headers['content-security-policy'],
+      "default-src 'none';script-src 'self';style-src 'self';img-src 'self' data:;connect-src 'self';form-action 'self';frame-ancestors 'none';base-uri 'none'",
+    );
     assert.equal(page.headers['x-frame-options'], 'SAMEORIGIN');
     assert.match(String(page.headers['set-cookie']), /cra_csrf=[^;]+; Path=\/console; HttpOnly; Secure; SameSite=Lax/);
     assert.doesNotMatch(page.body, /<script>|style=/, 'no inline script or style');
@@ -44,7 +47,11 @@ describe('console over HTTP', () => {
     assert.equal(refused.statusCode, 403);
     assert.match(refused.body, /Form expired/);
     assert.deepEqual(await h.keys.listKeys('csrf-org'), []);
-    const signIn = await new ConsoleAgent(h.app).post('/console/sign-in', { email: 'csrf@example.com', password: PASSWORD, code: '000000' }, { csrf: false });
+    const signIn = await new ConsoleAgent(h.app).post(
+      '/console/sign-in',
+      { email: 'csrf@example.com', password: PASSWORD, code: '000000' },
+      { csrf: false },
+    );
     assert.equal(signIn.statusCode, 403, 'sign-in forms carry a token too');
   });
 
@@ -53,12 +60,20 @@ describe('console over HTTP', () => {
     await h.orgs.createOrg({ slug: 'sess-org' });
     const { agent: first, secret } = await signedInAgent(h, 'sess-org', 'sess@example.com', 'analyst');
     const agent = new ConsoleAgent(h.app);
-    assert.equal((await agent.get('/console/o/sess-org/today')).headers.location, '/console/sign-in?next=%2Fconsole%2Fo%2Fsess-org%2Ftoday');
+    assert.equal(
+      (await agent.get('/console/o/sess-org/today')).headers.location,
+      '/console/sign-in?next=%2Fconsole%2Fo%2Fsess-org%2Ftoday',
+    );
     await agent.get('/console/sign-in');
     const wrong = await agent.post('/console/sign-in', { email: 'sess@example.com', password: PASSWORD, code: '000000' });
     assert.equal(wrong.statusCode, 401);
     assert.match(wrong.body, /The e-mail, password or authentication code is not right\./);
-    const ok = await agent.post('/console/sign-in', { email: 'sess@example.com', password: PASSWORD, code: totpCode(secret, h.clock.now()), next: '/console/o/sess-org/today' });
+    const ok = await agent.post('/console/sign-in', {
+      email: 'sess@example.com',
+      password: PASSWORD,
+      code: totpCode(secret, h.clock.now()),
+      next: '/console/o/sess-org/today',
+    });
     assert.equal(ok.statusCode, 303);
     assert.equal(ok.headers.location, '/console/o/sess-org/today');
     assert.match(String(ok.headers['set-cookie']), /cra_session=[^;]+; Path=\/console; HttpOnly; Secure; SameSite=Lax/);
@@ -110,7 +125,11 @@ describe('console over HTTP', () => {
     assert.match(invalid.body, /id="scopes-error">Choose at least one scope\./);
     assert.match(invalid.body, /id="expires-error">Give the expiry as a date/);
 
-    const created = await agent.post('/console/o/keys-org/keys', { name: 'erp', scopes: ['products:read', 'compliance:read'], expires: '' });
+    const created = await agent.post('/console/o/keys-org/keys', {
+      name: 'erp',
+      scopes: ['products:read', 'compliance:read'],
+      expires: '',
+    });
     assert.equal(created.statusCode, 200);
     assert.equal(created.headers['cache-control'], 'no-store');
     const secret = secretOf(created.body)!;
@@ -140,13 +159,19 @@ describe('console over HTTP', () => {
     const entries = [];
     for await (const e of listRegistry(h.database, org.id)) entries.push(e);
     const keyEntries = entries.filter((e) => e.action.startsWith('key.'));
-    assert.deepEqual(keyEntries.map((e) => [e.actor, e.action]), [
-      ['user:admin@example.com', 'key.created'],
-      ['user:admin@example.com', 'key.rotated'],
-      ['user:admin@example.com', 'key.revoked'],
-    ]);
+    assert.deepEqual(
+      keyEntries.map((e) => [e.actor, e.action]),
+      [
+        ['user:admin@example.com', 'key.created'],
+        ['user:admin@example.com', 'key.rotated'],
+        ['user:admin@example.com', 'key.revoked'],
+      ],
+    );
     for (const e of entries) {
-      assert.ok(!e.details.includes(secret) && !e.details.includes(newSecret) && !e.details.includes(PASSWORD), 'no secret in the registry');
+      assert.ok(
+        !e.details.includes(secret) && !e.details.includes(newSecret) && !e.details.includes(PASSWORD),
+        'no secret in the registry',
+      );
     }
   });
 });

@@ -19,7 +19,11 @@ describe('console users: invitation, enrolment, sign-in, sessions', () => {
     const clock = new TestClock();
     const orgs = createOrgService(testDb.database, clock.now);
     const box = createSecretBox('test secret');
-    const users = createUserService(testDb.database, orgs, { clock: clock.now, box, sessions: { absoluteMs: 12 * 3_600_000, idleMs: 30 * 60_000 } });
+    const users = createUserService(testDb.database, orgs, {
+      clock: clock.now,
+      box,
+      sessions: { absoluteMs: 12 * 3_600_000, idleMs: 30 * 60_000 },
+    });
     const org = await orgs.createOrg({ slug: 'acme' });
     /** Invites, accepts and enrols ana@example.com; returns her TOTP secret and recovery codes. */
     async function enrolled(role = 'owner', email = 'ana@example.com') {
@@ -64,9 +68,12 @@ describe('console users: invitation, enrolment, sign-in, sessions', () => {
     const { users, clock, enrolled } = await setup();
     const { secret } = await enrolled();
     const address = '192.0.2.1';
-    assert.deepEqual(await users.signIn({ email: 'ana@example.com', password: 'wrong password!', code: totpCode(secret, clock.now()), address }), {
-      error: 'The e-mail, password or authentication code is not right.',
-    });
+    assert.deepEqual(
+      await users.signIn({ email: 'ana@example.com', password: 'wrong password!', code: totpCode(secret, clock.now()), address }),
+      {
+        error: 'The e-mail, password or authentication code is not right.',
+      },
+    );
     const code = totpCode(secret, clock.now());
     const ok = await users.signIn({ email: 'ANA@example.com', password: PASSWORD, code, address });
     assert.ok('token' in ok && ok.stage === 'full');
@@ -96,14 +103,33 @@ describe('console users: invitation, enrolment, sign-in, sessions', () => {
       const r = await users.signIn({ email: 'ana@example.com', password: 'wrong password!', code: '000000', address: `198.51.100.${i}` });
       assert.ok('error' in r && /not right/.test(r.error));
     }
-    const locked = await users.signIn({ email: 'ana@example.com', password: PASSWORD, code: totpCode(secret, clock.now()), address: '198.51.100.99' });
+    const locked = await users.signIn({
+      email: 'ana@example.com',
+      password: PASSWORD,
+      code: totpCode(secret, clock.now()),
+      address: '198.51.100.99',
+    });
     assert.deepEqual(locked, { error: 'Too many failed sign-ins for this account. Try again in 15 minutes.' });
     clock.advance(THROTTLE.windowMs + 1000);
-    assert.ok('token' in (await users.signIn({ email: 'ana@example.com', password: PASSWORD, code: totpCode(secret, clock.now()), address: '198.51.100.99' })));
+    assert.ok(
+      'token' in
+        (await users.signIn({
+          email: 'ana@example.com',
+          password: PASSWORD,
+          code: totpCode(secret, clock.now()),
+          address: '198.51.100.99',
+        })),
+    );
 
-    for (let i = 0; i < THROTTLE.perAddress; i++) await users.signIn({ email: `nobody${i}@example.com`, password: 'x'.repeat(12), code: '', address: '203.0.113.7' });
+    for (let i = 0; i < THROTTLE.perAddress; i++)
+      await users.signIn({ email: `nobody${i}@example.com`, password: 'x'.repeat(12), code: '', address: '203.0.113.7' });
     clock.advance(60_000);
-    const fromAddress = await users.signIn({ email: 'ana@example.com', password: PASSWORD, code: totpCode(secret, clock.now()), address: '203.0.113.7' });
+    const fromAddress = await users.signIn({
+      email: 'ana@example.com',
+      password: PASSWORD,
+      code: totpCode(secret, clock.now()),
+      address: '203.0.113.7',
+    });
     assert.deepEqual(fromAddress, { error: 'Too many failed sign-ins from your network address. Try again in 14 minutes.' });
   });
 
@@ -112,7 +138,12 @@ describe('console users: invitation, enrolment, sign-in, sessions', () => {
     const { secret } = await enrolled();
     const signIn = async () => {
       clock.advance(30_000);
-      const r = await users.signIn({ email: 'ana@example.com', password: PASSWORD, code: totpCode(secret, clock.now()), address: '192.0.2.9' });
+      const r = await users.signIn({
+        email: 'ana@example.com',
+        password: PASSWORD,
+        code: totpCode(secret, clock.now()),
+        address: '192.0.2.9',
+      });
       assert.ok('token' in r);
       return r.token;
     };
@@ -149,7 +180,10 @@ describe('console users: invitation, enrolment, sign-in, sessions', () => {
     assert.equal(codes?.length, 10);
     await users.disableUser('ana@example.com');
     assert.equal(await users.resolveSession(r.token), null);
-    assert.deepEqual((await users.listUsers()).map((u) => [u.email, u.status, u.totp_enrolled]), [['ana@example.com', 'disabled', true]]);
+    assert.deepEqual(
+      (await users.listUsers()).map((u) => [u.email, u.status, u.totp_enrolled]),
+      [['ana@example.com', 'disabled', true]],
+    );
   });
 
   it('an organisation keeps at least one owner', async () => {
@@ -160,6 +194,12 @@ describe('console users: invitation, enrolment, sign-in, sessions', () => {
     await enrolled('viewer', 'bo@example.com');
     await users.changeRole(org.id, 'bo@example.com', 'owner', 'user:ana@example.com');
     await users.changeRole(org.id, 'ana@example.com', 'admin', 'user:bo@example.com');
-    assert.deepEqual((await users.members(org.id)).map((m) => [m.email, m.role]), [['ana@example.com', 'admin'], ['bo@example.com', 'owner']]);
+    assert.deepEqual(
+      (await users.members(org.id)).map((m) => [m.email, m.role]),
+      [
+        ['ana@example.com', 'admin'],
+        ['bo@example.com', 'owner'],
+      ],
+    );
   });
 });

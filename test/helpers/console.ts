@@ -33,13 +33,23 @@ export class ConsoleAgent {
     if (options.csrf !== false) body.append('_csrf', this.csrf);
     for (const [k, v] of Object.entries(form)) for (const value of Array.isArray(v) ? v : [v]) body.append(k, value);
     return this.remember(
-      await this.app.inject({ method: 'POST', url, payload: body.toString(), headers: { cookie: this.cookieHeader, 'content-type': 'application/x-www-form-urlencoded' } }),
+      await this.app.inject({
+        method: 'POST',
+        url,
+        payload: body.toString(),
+        headers: { cookie: this.cookieHeader, 'content-type': 'application/x-www-form-urlencoded' },
+      }),
     );
   }
 }
 
 /** Invites `email` into `org`, accepts, enrols and returns a signed-in agent and the TOTP secret. */
-export async function signedInAgent(h: Harness, org: string, email: string, role: string): Promise<{ agent: ConsoleAgent; secret: string }> {
+export async function signedInAgent(
+  h: Harness,
+  org: string,
+  email: string,
+  role: string,
+): Promise<{ agent: ConsoleAgent; secret: string }> {
   const users = h.users;
   const invitation = await users.invite({ org, email, role, actor: 'cli' });
   const agent = new ConsoleAgent(h.app);

@@ -20,7 +20,10 @@ export function userCommand(): Command {
         const url = `${publicBaseUrl(ctx.config)}/console/invite/${invitation.token}`;
         return {
           json: { email: invitation.email, role: invitation.role, org: invitation.org, url, expires_at: invitation.expires_at },
-          text: [`Invitation for ${invitation.email} (${invitation.role} of ${invitation.org}), single use, valid until ${invitation.expires_at}:`, url].join('\n'),
+          text: [
+            `Invitation for ${invitation.email} (${invitation.role} of ${invitation.org}), single use, valid until ${invitation.expires_at}:`,
+            url,
+          ].join('\n'),
         };
       }),
     );
@@ -42,7 +45,10 @@ export function userCommand(): Command {
     .action(
       action(async (ctx, opts: { email: string }) => {
         await ctx.users.disableUser(opts.email);
-        return { json: { email: opts.email.trim().toLowerCase(), status: 'disabled' }, text: `${opts.email} is disabled; their sessions have ended.` };
+        return {
+          json: { email: opts.email.trim().toLowerCase(), status: 'disabled' },
+          text: `${opts.email} is disabled; their sessions have ended.`,
+        };
       }),
     );
   user

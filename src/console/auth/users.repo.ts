@@ -43,7 +43,12 @@ export const usersRepo = {
     return db.selectFrom('users').selectAll().orderBy('email').execute();
   },
   allMemberships(db: Executor): Promise<Array<{ user_id: string; slug: string; role: Role }>> {
-    return db.selectFrom('memberships as m').innerJoin('organisations as o', 'o.id', 'm.org_id').select(['m.user_id', 'o.slug', 'm.role']).orderBy('o.slug').execute();
+    return db
+      .selectFrom('memberships as m')
+      .innerJoin('organisations as o', 'o.id', 'm.org_id')
+      .select(['m.user_id', 'o.slug', 'm.role'])
+      .orderBy('o.slug')
+      .execute();
   },
 
   memberships(db: Executor, userId: string): Promise<MembershipView[]> {
@@ -101,7 +106,12 @@ export const usersRepo = {
   },
   /** Marks the invitation used; false when another request used it first. */
   async acceptInvitation(db: Executor, id: string, at: string): Promise<boolean> {
-    const result = await db.updateTable('invitations').set({ accepted_at: at }).where('id', '=', id).where('accepted_at', 'is', null).executeTakeFirst();
+    const result = await db
+      .updateTable('invitations')
+      .set({ accepted_at: at })
+      .where('id', '=', id)
+      .where('accepted_at', 'is', null)
+      .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   },
 
@@ -128,7 +138,11 @@ export const usersRepo = {
 
   async replaceRecoveryCodes(db: Executor, userId: string, digests: string[]): Promise<void> {
     await db.deleteFrom('recovery_codes').where('user_id', '=', userId).execute();
-    if (digests.length > 0) await db.insertInto('recovery_codes').values(digests.map((digest) => ({ user_id: userId, digest, used_at: null }))).execute();
+    if (digests.length > 0)
+      await db
+        .insertInto('recovery_codes')
+        .values(digests.map((digest) => ({ user_id: userId, digest, used_at: null })))
+        .execute();
   },
   /** Uses the code once: false when unknown or already used. */
   async useRecoveryCode(db: Executor, userId: string, digest: string, at: string): Promise<boolean> {
@@ -153,6 +167,9 @@ export const usersRepo = {
   },
   async recordFailure(db: Executor, buckets: string[], at: string, pruneBefore: string): Promise<void> {
     await db.deleteFrom('sign_in_failures').where('at', '<', pruneBefore).execute();
-    await db.insertInto('sign_in_failures').values(buckets.map((bucket) => ({ bucket, at }))).execute();
+    await db
+      .insertInto('sign_in_failures')
+      .values(buckets.map((bucket) => ({ bucket, at })))
+      .execute();
   },
 };

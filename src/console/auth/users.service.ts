@@ -137,7 +137,12 @@ export function createUserService(
       };
       await database.transaction(async (trx) => {
         await usersRepo.insertInvitation(trx, row);
-        await appendRegistryEntry(trx, org.id, { actor: input.actor, action: 'user.invited', subject: email, details: { role, expires_at: row.expires_at } }, row.created_at);
+        await appendRegistryEntry(
+          trx,
+          org.id,
+          { actor: input.actor, action: 'user.invited', subject: email, details: { role, expires_at: row.expires_at } },
+          row.created_at,
+        );
       });
       return { email, role, org: org.slug, token, expires_at: row.expires_at };
     },
@@ -146,7 +151,13 @@ export function createUserService(
     async invitation(token: string) {
       const invitation = await openInvitation(token);
       const existing = await usersRepo.findByEmail(db, invitation.email);
-      return { email: invitation.email, role: invitation.role, org: invitation.org_slug, orgName: invitation.org_name, existingUser: existing !== undefined };
+      return {
+        email: invitation.email,
+        role: invitation.role,
+        org: invitation.org_slug,
+        orgName: invitation.org_name,
+        existingUser: existing !== undefined,
+      };
     },
 
     /**
@@ -157,7 +168,8 @@ export function createUserService(
       const invitation = await openInvitation(token);
       const problem = passwordProblem(password);
       if (problem) throw new AppError('validation_failed', problem, [{ path: 'password', message: problem }]);
-      if (await usersRepo.findByEmail(db, invitation.email)) throw new AppError('conflict', 'This e-mail already has an account: sign in, then open the link again.');
+      if (await usersRepo.findByEmail(db, invitation.email))
+        throw new AppError('conflict', 'This e-mail already has an account: sign in, then open the link again.');
       const now = iso(clock());
       const user: UserRow = {
         id: randomUUID(),
@@ -171,10 +183,16 @@ export function createUserService(
         updated_at: now,
       };
       await database.transaction(async (trx) => {
-        if (!(await usersRepo.acceptInvitation(trx, invitation.id, now))) throw new AppError('not_found', 'This invitation link was already used.');
+        if (!(await usersRepo.acceptInvitation(trx, invitation.id, now)))
+          throw new AppError('not_found', 'This invitation link was already used.');
         await usersRepo.insert(trx, user);
         await usersRepo.upsertMembership(trx, { user_id: user.id, org_id: invitation.org_id, role: invitation.role, created_at: now });
-        await appendRegistryEntry(trx, invitation.org_id, { actor: `user:${user.email}`, action: 'user.joined', subject: user.email, details: { role: invitation.role } }, now);
+        await appendRegistryEntry(
+          trx,
+          invitation.org_id,
+          { actor: `user:${user.email}`, action: 'user.joined', subject: user.email, details: { role: invitation.role } },
+          now,
+        );
       });
       const session = await newSession(user.id, 'enrol');
       return { token: session.token, user };
@@ -183,12 +201,19 @@ export function createUserService(
     /** A signed-in user accepts an invitation addressed to their own e-mail. */
     async acceptAsUser(token: string, user: UserRow): Promise<string> {
       const invitation = await openInvitation(token);
-      if (invitation.email !== user.email) throw new AppError('forbidden', `This invitation is for ${invitation.email}; you are signed in as ${user.email}.`);
+      if (invitation.email !== user.email)
+        throw new AppError('forbidden', `This invitation is for ${invitation.email}; you are signed in as ${user.email}.`);
       const now = iso(clock());
       await database.transaction(async (trx) => {
-        if (!(await usersRepo.acceptInvitation(trx, invitation.id, now))) throw new AppError('not_found', 'This invitation link was already used.');
+        if (!(await usersRepo.acceptInvitation(trx, invitation.id, now)))
+          throw new AppError('not_found', 'This invitation link was already used.');
         await usersRepo.upsertMembership(trx, { user_id: user.id, org_id: invitation.org_id, role: invitation.role, created_at: now });
-        await appendRegistryEntry(trx, invitation.org_id, { actor: `user:${user.email}`, action: 'user.joined', subject: user.email, details: { role: invitation.role } }, now);
+        await appendRegistryEntry(
+          trx,
+          invitation.org_id,
+          { actor: `user:${user.email}`, action: 'user.joined', subject: user.email, details: { role: invitation.role } },
+          now,
+        );
       });
       return invitation.org_slug;
     },
@@ -228,7 +253,12 @@ export function createUserService(
      * Password and second factor (a TOTP code or an unused recovery code). Failures count per
      * account and per address; past the limit the answer says so and nothing is checked.
      */
-    async signIn(input: { email: string; password: string; code: string; address: string }): Promise<{ token: string; stage: SessionStage } | { error: string }> {
+    async signIn(input: {
+      email: string;
+      password: string;
+      code: string;
+      address: string;
+    }): Promise<{ token: string; stage: SessionStage } | { error: string }> {
       const email = input.email.trim().toLowerCase();
       const buckets: Array<[string, number, string]> = [
         [`account:${email}`, THROTTLE.perAccount, 'for this account'],
@@ -241,7 +271,12 @@ export function createUserService(
       const ok = user !== undefined && user.status === 'active' && passwordOk && (await secondFactor(user, input.code));
       if (!ok || !user) {
         const now = clock();
-        await usersRepo.recordFailure(db, buckets.map(([b]) => b), iso(now), iso(new Date(now.getTime() - THROTTLE.windowMs)));
+        await usersRepo.recordFailure(
+          db,
+          buckets.map(([b]) => b),
+          iso(now),
+          iso(new Date(now.getTime() - THROTTLE.windowMs)),
+        );
         return { error: 'The e-mail, password or authentication code is not right.' };
       }
       const stage: SessionStage = user.totp_enrolled_at !== null && user.totp_secret ? 'full' : 'enrol';
@@ -264,7 +299,11 @@ export function createUserService(
       if (!user || user.status !== 'active') return null;
       // Written at most every 30 s: a page view is not a write.
       if (now.getTime() - Date.parse(session.last_seen_at) > 30_000) await usersRepo.touchSession(db, idDigest, iso(now));
-      return { user, memberships: await usersRepo.memberships(db, user.id), session: { idDigest, stage: session.stage, expiresAt: session.expires_at } };
+      return {
+        user,
+        memberships: await usersRepo.memberships(db, user.id),
+        session: { idDigest, stage: session.stage, expiresAt: session.expires_at },
+      };
     },
 
     async endSession(token: string): Promise<void> {
@@ -272,7 +311,10 @@ export function createUserService(
     },
 
     async changePassword(user: UserRow, sessionDigest: string, current: string, next: string): Promise<void> {
-      if (!(await verifyPassword(user.password_hash, current))) throw new AppError('validation_failed', 'The current password is not right.', [{ path: 'current', message: 'The current password is not right.' }]);
+      if (!(await verifyPassword(user.password_hash, current)))
+        throw new AppError('validation_failed', 'The current password is not right.', [
+          { path: 'current', message: 'The current password is not right.' },
+        ]);
       const problem = passwordProblem(next);
       if (problem) throw new AppError('validation_failed', problem, [{ path: 'password', message: problem }]);
       await database.transaction(async (trx) => {
@@ -328,7 +370,12 @@ export function createUserService(
       const now = iso(clock());
       await database.transaction(async (trx) => {
         await usersRepo.setRole(trx, user.id, orgId, next);
-        await appendRegistryEntry(trx, orgId, { actor, action: 'member.role_changed', subject: user.email, details: { from: member.role, to: next } }, now);
+        await appendRegistryEntry(
+          trx,
+          orgId,
+          { actor, action: 'member.role_changed', subject: user.email, details: { from: member.role, to: next } },
+          now,
+        );
       });
     },
 
@@ -336,11 +383,17 @@ export function createUserService(
       const user = await requireUser(email);
       const member = (await usersRepo.members(db, orgId)).find((m) => m.user_id === user.id);
       if (!member) throw new AppError('not_found', `${email} is not a member`);
-      if (member.role === 'owner' && (await usersRepo.countOwners(db, orgId)) <= 1) throw new AppError('conflict', 'An organisation keeps at least one owner.');
+      if (member.role === 'owner' && (await usersRepo.countOwners(db, orgId)) <= 1)
+        throw new AppError('conflict', 'An organisation keeps at least one owner.');
       const now = iso(clock());
       await database.transaction(async (trx) => {
         await usersRepo.removeMembership(trx, user.id, orgId);
-        await appendRegistryEntry(trx, orgId, { actor, action: 'member.removed', subject: user.email, details: { role: member.role } }, now);
+        await appendRegistryEntry(
+          trx,
+          orgId,
+          { actor, action: 'member.removed', subject: user.email, details: { role: member.role } },
+          now,
+        );
       });
     },
   };
