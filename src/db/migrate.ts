@@ -13,7 +13,9 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
       return out;
     },
   };
-  const migrator = new Migrator({ db: database.db, provider });
+  // Numbers are handed out per change and land in any order: a database that already ran 008
+  // must still accept 003 when it arrives later.
+  const migrator = new Migrator({ db: database.db, provider, allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
