@@ -18,7 +18,7 @@ export interface Config {
   publicUrl: string | null;
   /** Key material for TOTP secrets at rest; null: generated beside the SQLite database. */
   consoleSecret: string | null;
-  /** A console session ends after this long without a request (the absolute limit is 12 h). */
+  /** A console session ends after this long without a request (the absolute limit is 12 h); fractions allowed. */
   consoleIdleMinutes: number;
 }
 
@@ -33,6 +33,14 @@ function positiveInt(env: Env, name: string, fallback: number): number {
   if (!Number.isInteger(value) || value <= 0) {
     throw new ConfigError(`${name} must be a positive integer, got "${raw}"`);
   }
+  return value;
+}
+
+function positiveNumber(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new ConfigError(`${name} must be a positive number, got "${raw}"`);
   return value;
 }
 
@@ -94,6 +102,6 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     logLevel: env.LOG_LEVEL?.trim() || 'info',
     publicUrl: env.PUBLIC_URL?.trim() ? absoluteUrl('PUBLIC_URL', env.PUBLIC_URL.trim(), '') : null,
     consoleSecret: env.CONSOLE_SECRET?.trim() || null,
-    consoleIdleMinutes: positiveInt(env, 'CONSOLE_IDLE_MINUTES', 30),
+    consoleIdleMinutes: positiveNumber(env, 'CONSOLE_IDLE_MINUTES', 30),
   });
 }

@@ -11,6 +11,7 @@ import { registerAssets } from './assets.js';
 import type { ConsoleDeps } from './context.js';
 import { registerAuthPages } from './auth.page.js';
 import { registerKeyPages } from './keys.page.js';
+import { registerProductPages } from './products.page.js';
 import { registerTodayPage } from './today.page.js';
 import { VIEWS_DIR } from './paths.js';
 import { render } from './render.js';
@@ -80,6 +81,7 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
             });
             registerTodayPage(org, deps);
             registerKeyPages(org, deps);
+            registerProductPages(org, deps);
           },
           { prefix: '/o/:org' },
         );

@@ -5,6 +5,7 @@ import { helpers } from './format.js';
 
 export const NAV = [
   { path: 'today', label: 'Today' },
+  { path: 'products', label: 'Products' },
   { path: 'keys', label: 'API keys' },
 ] as const;
 

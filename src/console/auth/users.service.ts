@@ -297,8 +297,9 @@ export function createUserService(
       }
       const user = await usersRepo.findById(db, session.user_id);
       if (!user || user.status !== 'active') return null;
-      // Written at most every 30 s: a page view is not a write.
-      if (now.getTime() - Date.parse(session.last_seen_at) > 30_000) await usersRepo.touchSession(db, idDigest, iso(now));
+      // Written at most every 30 s (or half the idle limit when shorter): a page view is rarely a write.
+      if (now.getTime() - Date.parse(session.last_seen_at) > Math.min(30_000, limits.idleMs / 2))
+        await usersRepo.touchSession(db, idDigest, iso(now));
       return {
         user,
         memberships: await usersRepo.memberships(db, user.id),

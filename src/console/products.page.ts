@@ -1,0 +1,183 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../errors.js';
+import { parseTimestamp } from '../shared/time.js';
+import { actorOf, type ConsoleDeps } from './context.js';
+import { type FieldErrors, parseForm, serviceErrors } from './forms.js';
+import { orgSlug, render, requirePermission } from './render.js';
+import { redirect } from './session.js';
+
+// Products: the catalogue, one product with its SBOM revisions, a revision's components, and
+// SBOM upload through the same ingest service as POST /products/{sku}/sbom.
+
+const COMPONENTS_PER_PAGE = 200;
+const DATE = { pattern: '^(\\d{4}-\\d{2}-\\d{2})?$', message: 'Give a date as YYYY-MM-DD, or leave it empty.' };
+const ProductForm = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200, message: 'Give the product a name of 1 to 200 characters.' }),
+  gtin: Type.String({ pattern: '^[0-9 ]{0,20}$', message: 'A GTIN has 8, 12, 13 or 14 digits.' }),
+  firmware_version: Type.String({ maxLength: 100, message: 'At most 100 characters.' }),
+  end_of_support: Type.String(DATE),
+});
+const NewProductForm = Type.Composite([
+  Type.Object({
+    sku: Type.String({ pattern: '^[A-Za-z0-9._\\-]{1,100}$', message: 'A SKU is 1 to 100 letters, digits, dots, dashes or underscores.' }),
+  }),
+  ProductForm,
+]);
+
+function fields(value: { name: string; gtin: string; firmware_version: string; end_of_support: string }) {
+  return {
+    name: value.name,
+    gtin: value.gtin.replace(/\s+/g, '') || null,
+    firmwareVersion: value.firmware_version || null,
+    endOfSupport: value.end_of_support ? parseTimestamp(value.end_of_support) : null,
+  };
+}
+
+export function registerProductPages(org: FastifyInstance, deps: ConsoleDeps): void {
+  const base = (request: FastifyRequest) => `/console/o/${encodeURIComponent(orgSlug(request))}/products`;
+  const skuOf = (request: FastifyRequest) => (request.params as { sku: string }).sku;
+
+  org.get('/products', async (request, reply) => {
+    const products = await deps.products.listProducts(request.viewer!.org!.org_id);
+    return render(request, reply, 'products', { title: 'Products', section: 'products', products });
+  });
+
+  const formPage = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    data: { product?: unknown; errors?: FieldErrors; values?: Record<string, unknown> },
+    status = 200,
+  ) =>
+    render(
+      request,
+      reply,
+      'product-form',
+      { title: data.product ? 'Edit product' : 'Add a product', section: 'products', product: null, ...data },
+      status,
+    );
+
+  org.get('/products/new', async (request, reply) => {
+    requirePermission(request, 'products');
+    return formPage(request, reply, {});
+  });
+
+  org.post('/products', async (request, reply) => {
+    requirePermission(request, 'products');
+    const form = parseForm(NewProductForm, request.body);
+    if (!form.ok) return formPage(request, reply, { errors: form.errors, values: form.values }, 400);
+    try {
+      await deps.products.addProduct(orgSlug(request), form.value.sku, fields(form.value), actorOf(request.viewer!));
+    } catch (error) {
+      const field = error instanceof AppError && /not a valid GTIN/.test(error.message) ? 'gtin' : 'sku';
+      return formPage(request, reply, { errors: serviceErrors(error, field), values: form.value }, 400);
+    }
+    return redirect(request, reply, `${base(request)}/${encodeURIComponent(form.value.sku)}`);
+  });
+
+  org.get('/products/:sku', async (request, reply) => productPage(request, reply));
+
+  async function productPage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    extra: { errors?: FieldErrors; notice?: string } = {},
+    status = 200,
+  ) {
+    const product = await deps.products.requireProduct(request.viewer!.org!.org_id, skuOf(request));
+    const revisions = await deps.sbomHistory.revisions(orgSlug(request), product.sku);
+    return render(
+      request,
+      reply,
+      'product',
+      {
+        title: product.name,
+        section: 'products',
+        product,
+        revisions,
+        productBase: `${base(request)}/${encodeURIComponent(product.sku)}`,
+        ...extra,
+      },
+      status,
+    );
+  }
+
+  org.get('/products/:sku/edit', async (request, reply) => {
+    requirePermission(request, 'products');
+    const product = await deps.products.requireProduct(request.viewer!.org!.org_id, skuOf(request));
+    const values = {
+      name: product.name,
+      gtin: product.gtin_declared ?? '',
+      firmware_version: product.firmware_version ?? '',
+      end_of_support: product.end_of_support?.slice(0, 10) ?? '',
+    };
+    return formPage(request, reply, { product, values });
+  });
+
+  org.post('/products/:sku', async (request, reply) => {
+    requirePermission(request, 'products');
+    const product = await deps.products.requireProduct(request.viewer!.org!.org_id, skuOf(request));
+    const form = parseForm(ProductForm, request.body);
+    if (!form.ok) return formPage(request, reply, { product, errors: form.errors, values: form.values }, 400);
+    try {
+      await deps.products.updateProduct(orgSlug(request), product.sku, fields(form.value), actorOf(request.viewer!));
+    } catch (error) {
+      const field = error instanceof AppError && /not a valid GTIN/.test(error.message) ? 'gtin' : 'name';
+      return formPage(request, reply, { product, errors: serviceErrors(error, field), values: form.value }, 400);
+    }
+    return redirect(request, reply, `${base(request)}/${encodeURIComponent(product.sku)}`);
+  });
+
+  org.post('/products/:sku/archive', async (request, reply) => {
+    requirePermission(request, 'products');
+    const product = await deps.products.requireProduct(request.viewer!.org!.org_id, skuOf(request));
+    await deps.products.archiveProduct(orgSlug(request), product.sku, actorOf(request.viewer!));
+    return redirect(request, reply, `${base(request)}/${encodeURIComponent(product.sku)}`);
+  });
+
+  org.post('/products/:sku/sbom', async (request, reply) => {
+    requirePermission(request, 'sbom');
+    const product = await deps.products.requireProduct(request.viewer!.org!.org_id, skuOf(request));
+    const file = (request.body as { sbom?: unknown } | undefined)?.sbom;
+    if (!Buffer.isBuffer(file) || file.length === 0)
+      return productPage(request, reply, { errors: { sbom: 'Choose an SBOM file (CycloneDX or SPDX JSON).' } }, 400);
+    try {
+      const result = await deps.sbom.ingestSbom({ orgId: product.org_id, sku: product.sku, bytes: file, actor: actorOf(request.viewer!) });
+      const { sbom } = result;
+      const notice = result.created
+        ? `Stored as revision ${result.revision} of release ${sbom.release_version}: ${sbom.components} components (${sbom.format} ${sbom.spec_version}).`
+        : `This exact document is already revision ${result.revision} of release ${sbom.release_version}; nothing new was stored.`;
+      return productPage(request, reply, { notice });
+    } catch (error) {
+      return productPage(request, reply, { errors: serviceErrors(error, 'sbom') }, 400);
+    }
+  });
+
+  org.get('/products/:sku/releases/:version/revisions/:revision', async (request, reply) => {
+    const params = request.params as { sku: string; version: string; revision: string };
+    const page = Math.max(1, Number((request.query as { page?: string }).page) || 1);
+    if (!/^[1-9]\d{0,8}$/.test(params.revision)) throw new AppError('not_found', 'no such revision');
+    const { revision, components } = await deps.sbomHistory.revision(
+      orgSlug(request),
+      params.sku,
+      params.version,
+      Number(params.revision),
+      {
+        offset: (page - 1) * COMPONENTS_PER_PAGE,
+        limit: COMPONENTS_PER_PAGE,
+      },
+    );
+    const pages = Math.max(1, Math.ceil(revision.components / COMPONENTS_PER_PAGE));
+    const productBase = `${base(request)}/${encodeURIComponent(params.sku)}`;
+    return render(request, reply, 'revision', {
+      title: `${params.sku} ${revision.release_version} revision ${revision.revision}`,
+      section: 'products',
+      sku: params.sku,
+      revision,
+      components,
+      page,
+      pages,
+      productBase,
+      url: request.url.split('?')[0],
+    });
+  });
+}

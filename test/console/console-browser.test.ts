@@ -1,0 +1,218 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { AxeBuilder } from '@axe-core/playwright';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { totpCode } from '../../src/console/auth/totp.js';
+import { REPO_ROOT, runCli } from '../helpers/cli.js';
+import { PASSWORD } from '../helpers/console.js';
+import { createEmptyDatabaseUrl, TEST_BACKEND } from '../helpers/db.js';
+import { type RunningServer, startServer } from '../helpers/server.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARTIFACTS = `${REPO_ROOT}test-artifacts/console`;
+const skip = !existsSync(CHROMIUM)
+  ? 'skipped: /usr/bin/chromium is missing (apt-get install chromium; CI installs it)'
+  : TEST_BACKEND !== 'sqlite'
+    ? 'runs once, in the SQLite pass'
+    : false;
+
+// The console as people use it, in Debian's Chromium against the real server process: an
+// invitation from cra-admin, password, authenticator enrolment, sign-in, API keys used against
+// the API, roles, tenancy, CSRF and idle expiry. axe-core checks every page it visits; each main
+// page is photographed into test-artifacts/console/.
+describe('the console in a real browser', { skip }, () => {
+  let server: RunningServer;
+  let browser: Browser;
+  let env: Record<string, string>;
+  let drop: () => Promise<void>;
+  let owner: { context: BrowserContext; page: Page; codes: string[] };
+
+  const cli = (...args: string[]) => runCli(args, { ...env, PUBLIC_URL: server.url });
+
+  /** Opens the invitation link, chooses the password, enrols the authenticator; returns the secret and recovery codes. */
+  async function acceptInvitation(page: Page, email: string, role: string): Promise<{ secret: string; codes: string[] }> {
+    const invite = await cli('user', 'invite', '--org', 'acme', '--email', email, '--role', role, '--json');
+    assert.equal(invite.code, 0, invite.stderr);
+    await page.goto(invite.json().url);
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.getByLabel('Password again').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Set password' }).click();
+    await page.waitForURL('**/console/enrol');
+    const secret = (await page.locator('#totp-secret').textContent())!.trim();
+    await page.getByLabel('Code shown by the app').fill(totpCode(secret, new Date()));
+    await page.getByRole('button', { name: 'Confirm' }).click();
+    await page.locator('#recovery-codes').waitFor();
+    return { secret, codes: await page.locator('#recovery-codes li').allTextContents() };
+  }
+
+  /** No serious or critical accessibility violation on the page as it stands. */
+  async function checkA11y(page: Page, name: string): Promise<void> {
+    const results = await new AxeBuilder({ page }).analyze();
+    const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    assert.deepEqual(
+      bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+      [],
+      `axe on ${name}`,
+    );
+  }
+
+  async function shoot(page: Page, name: string): Promise<void> {
+    await page.screenshot({ path: `${ARTIFACTS}/${name}.png`, fullPage: true });
+  }
+
+  before(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const db = await createEmptyDatabaseUrl();
+    drop = db.drop;
+    env = { DATABASE_URL: db.url };
+    await runCli(['org', 'create', 'acme', '--name', 'Acme Devices GmbH'], env);
+    await runCli(['org', 'create', 'other', '--name', 'Other Corp'], env);
+    await runCli(['product', 'add', '--org', 'acme', '--sku', 'DW-1', '--name', 'Dropwizard gateway', '--firmware-version', '1.3.15'], env);
+    await runCli(['product', 'add', '--org', 'other', '--sku', 'OTHER-1', '--name', 'Other secret product'], env);
+    server = await startServer({ ...env, LOG_LEVEL: 'warn' });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+    await drop?.();
+  });
+
+  it('invitation from cra-admin → password → authenticator enrolment → sign-in with a code', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const foreign: string[] = [];
+    page.on('request', (r) => !r.url().startsWith(server.url) && !r.url().startsWith('data:') && foreign.push(r.url()));
+    const { secret, codes } = await acceptInvitation(page, 'ana@example.com', 'owner');
+    assert.equal(codes.length, 10);
+    await checkA11y(page, 'recovery codes');
+    await page.getByRole('link', { name: /continue/ }).click();
+    await page.waitForURL('**/console/o/acme/today');
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL('**/console/sign-in');
+    await checkA11y(page, 'sign-in');
+    await shoot(page, 'sign-in');
+    await page.getByLabel('E-mail').fill('ana@example.com');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByLabel('Authentication code').fill('123456');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('The e-mail, password or authentication code is not right.').waitFor();
+    await page.getByLabel('Password').fill(PASSWORD);
+    // The enrolment used the current 30-second step; the next one is within the accepted drift.
+    await page.getByLabel('Authentication code').fill(totpCode(secret, new Date(Date.now() + 30_000)));
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL('**/console/o/acme/today');
+    await page.getByRole('heading', { name: 'Today in Acme Devices GmbH' }).waitFor();
+    await checkA11y(page, 'today');
+    await shoot(page, 'today');
+    assert.deepEqual(foreign, [], 'nothing is loaded from another origin');
+
+    const users = (await cli('user', 'list', '--json')).json();
+    assert.deepEqual(
+      users.map((u: { email: string; totp_enrolled: boolean }) => [u.email, u.totp_enrolled]),
+      [['ana@example.com', true]],
+    );
+    owner = { context, page, codes };
+  });
+
+  it('an API key created in the console works against the API until it is revoked there', async () => {
+    const { page } = owner;
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByLabel('Name').fill('erp');
+    await page.getByLabel('products:read').check();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secret = (await page.locator('#key-secret').textContent())!.trim();
+    assert.match(secret, /^cra_[0-9A-Za-z]{36}$/);
+    await page.getByRole('button', { name: /Copy the secret of erp/ }).waitFor();
+    await checkA11y(page, 'key created');
+    const api = () => fetch(`${server.url}/api/v1/external/products`, { headers: { 'X-CRA-API-Key': secret } });
+    assert.equal((await api()).status, 200);
+
+    await page.getByRole('link', { name: 'Back to the keys' }).click();
+    await page.getByRole('row', { name: /erp/ }).getByText('products:read').waitFor();
+    await checkA11y(page, 'keys');
+    await shoot(page, 'keys');
+    await page.getByRole('button', { name: 'Revoke erp' }).click();
+    await page.getByText('The key is revoked').waitFor();
+    assert.equal((await api()).status, 401);
+  });
+
+  it('uploads an SBOM and shows the revision with its components', async () => {
+    const { page } = owner;
+    await page.getByRole('link', { name: 'Products' }).click();
+    await checkA11y(page, 'products');
+    await shoot(page, 'products');
+    await page.getByRole('link', { name: 'DW-1' }).click();
+    await page.getByLabel(/SBOM file/).setInputFiles(`${REPO_ROOT}test/fixtures/sbom/cyclonedx/dropwizard-1.3.15-bom.json`);
+    await page.getByRole('button', { name: 'Upload' }).click();
+    await page.getByText('Stored as revision 1 of release 1.3.15: 167 components (cyclonedx 1.2).').waitFor();
+    await checkA11y(page, 'product');
+    await shoot(page, 'product');
+    await page.getByRole('link', { name: 'revision 1' }).click();
+    assert.equal(await page.locator('#components tbody tr').count(), 167);
+    await page
+      .getByRole('cell', { name: /^pkg:maven\/io\.dropwizard\/dropwizard-core@1\.3\.15/ })
+      .first()
+      .waitFor();
+    await checkA11y(page, 'revision');
+    await shoot(page, 'revision');
+    const other = await page.goto(`${server.url}/console/o/acme/products/OTHER-1`);
+    assert.equal(other?.status(), 404);
+    assert.equal(await page.getByText('Other secret product').count(), 0);
+  });
+
+  it('refuses a POST without the CSRF token, and a viewer’s change; another organisation answers 404', async () => {
+    const refused = await owner.context.request.post(`${server.url}/console/o/acme/keys`, {
+      form: { name: 'forged', scopes: 'products:read', expires: '' },
+      maxRedirects: 0,
+    });
+    assert.equal(refused.status(), 403);
+    const other = await owner.page.goto(`${server.url}/console/o/other/today`);
+    assert.equal(other?.status(), 404);
+
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await acceptInvitation(page, 'vic@example.com', 'viewer');
+    await page.goto(`${server.url}/console/o/acme/keys`);
+    assert.equal(await page.getByRole('button', { name: 'Create key' }).count(), 0, 'no form for a viewer');
+    const csrf = await page.locator('input[name=_csrf]').first().inputValue();
+    const change = await context.request.post(`${server.url}/console/o/acme/keys`, {
+      form: { _csrf: csrf, name: 'viewer-key', scopes: 'products:read', expires: '' },
+    });
+    assert.equal(change.status(), 403);
+    assert.match(await change.text(), /does not allow this change/);
+    await context.close();
+  });
+
+  it('ends a session left idle (a second instance on the same database, idle limit 3 s); a recovery code signs in', async () => {
+    const short = await startServer({ ...env, LOG_LEVEL: 'warn', CONSOLE_IDLE_MINUTES: '0.05' });
+    try {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      await page.goto(`${short.url}/console/sign-in`);
+      await page.getByLabel('E-mail').fill('ana@example.com');
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByLabel('Authentication code').fill(owner.codes[0]!.trim());
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL('**/console/o/acme/today');
+      await new Promise((resolve) => setTimeout(resolve, 3_500));
+      await page.reload();
+      await page.waitForURL('**/console/sign-in?next=*');
+      await context.close();
+    } finally {
+      await short.stop();
+    }
+  });
+});
