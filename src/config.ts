@@ -20,6 +20,20 @@ export interface Config {
   consoleSecret: string | null;
   /** A console session ends after this long without a request (the absolute limit is 12 h); fractions allowed. */
   consoleIdleMinutes: number;
+  webhooks: WebhookConfig;
+}
+
+/** The webhook dispatcher and scheduler (webhooks.md); every duration in milliseconds. */
+export interface WebhookConfig {
+  /** WEBHOOK_ALLOW_PRIVATE=true: endpoints on non-public addresses (and plain http to them). */
+  allowPrivate: boolean;
+  timeoutMs: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
+  retryWindowMs: number;
+  pollMs: number;
+  concurrency: number;
+  schedulerIntervalMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -103,5 +117,15 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     publicUrl: env.PUBLIC_URL?.trim() ? absoluteUrl('PUBLIC_URL', env.PUBLIC_URL.trim(), '') : null,
     consoleSecret: env.CONSOLE_SECRET?.trim() || null,
     consoleIdleMinutes: positiveNumber(env, 'CONSOLE_IDLE_MINUTES', 30),
+    webhooks: Object.freeze({
+      allowPrivate: env.WEBHOOK_ALLOW_PRIVATE?.trim() === 'true',
+      timeoutMs: positiveInt(env, 'WEBHOOK_TIMEOUT_MS', 10_000),
+      retryBaseMs: positiveInt(env, 'WEBHOOK_RETRY_BASE_MS', 10_000),
+      retryMaxMs: positiveInt(env, 'WEBHOOK_RETRY_MAX_MS', 3_600_000),
+      retryWindowMs: positiveInt(env, 'WEBHOOK_RETRY_WINDOW_MS', 86_400_000),
+      pollMs: positiveInt(env, 'WEBHOOK_POLL_MS', 1_000),
+      concurrency: positiveInt(env, 'WEBHOOK_CONCURRENCY', 8),
+      schedulerIntervalMs: positiveInt(env, 'SCHEDULER_INTERVAL_MS', 60_000),
+    }),
   });
 }

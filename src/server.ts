@@ -4,6 +4,7 @@ import { migrateToLatest, openDatabase } from './db/index.js';
 import { createRateLimitStore } from './http/rate-limit/index.js';
 import { createServices } from './services.js';
 import { resolveConsoleSecret } from './console/auth/secret-box.js';
+import { startWebhookWorkers } from './webhooks/workers.js';
 
 // Entry point: config → database → migrations → app → listen; SIGTERM/SIGINT close gracefully
 // (stop accepting, finish in-flight requests, close the database and rate-limit store).
@@ -21,8 +22,11 @@ async function main(): Promise<void> {
   const rateLimitStore = await createRateLimitStore(config.redisUrl, log);
   // The console's key for TOTP secrets: CONSOLE_SECRET, or on SQLite a generated 0600 file.
   const consoleSecret = resolveConsoleSecret(config.consoleSecret, config.databaseUrl);
-  app = await buildApp({ config, services: createServices({ database, console: { secret: consoleSecret, idleMinutes: config.consoleIdleMinutes } }), rateLimitStore });
+  const services = createServices({ database, console: { secret: consoleSecret, idleMinutes: config.consoleIdleMinutes }, webhookPolicy: config.webhooks });
+  app = await buildApp({ config, services, rateLimitStore });
   if (!consoleSecret) app.log.warn('CONSOLE_SECRET is not set: the console cannot enrol or sign anyone in on PostgreSQL until it is');
+  // Webhook delivery and clock events run on timers beside the API, never inside a request.
+  const webhookWorkers = startWebhookWorkers({ database, config: config.webhooks, log: app.log });
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -35,7 +39,8 @@ async function main(): Promise<void> {
     // the slowest request.
     const idleCloser = setInterval(() => app!.server.closeIdleConnections(), 50);
     try {
-      await app!.close();
+      // The workers stop claiming at once and record the sends in flight (each ends within its timeout).
+      await Promise.all([app!.close(), webhookWorkers.stop()]);
       clearInterval(idleCloser);
       await rateLimitStore.close();
       await database.close();

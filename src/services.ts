@@ -10,6 +10,8 @@ import { createSbomHistoryService } from './sbom/sbom-history.service.js';
 import { systemClock, type Clock } from './shared/time.js';
 import { createSecretBox } from './console/auth/secret-box.js';
 import { createUserService, DEFAULT_SESSION_LIMITS } from './console/auth/users.service.js';
+import type { Lookup } from './webhooks/ssrf.js';
+import { createWebhookService } from './webhooks/webhooks.service.js';
 
 // The one composition root: every domain service is built here, once, on one database and one
 // clock. The API (app.ts), the admin CLI (cli/context.ts), the console and the tests all take
@@ -23,9 +25,11 @@ export interface ServiceDeps {
    * limit. Without a secret, users can be invited, listed and disabled, not enrolled or signed in.
    */
   console?: { secret: string | null; idleMinutes?: number };
+  /** Which webhook endpoint URLs are admitted (WEBHOOK_ALLOW_PRIVATE); non-public ones are refused when absent. */
+  webhookPolicy?: { allowPrivate: boolean; lookup?: Lookup };
 }
 
-export function createServices({ database, clock = systemClock, console: consoleOptions }: ServiceDeps) {
+export function createServices({ database, clock = systemClock, console: consoleOptions, webhookPolicy }: ServiceDeps) {
   const orgs = createOrgService(database, clock);
   const products = createProductService(database, orgs, clock);
   const box = consoleOptions?.secret ? createSecretBox(consoleOptions.secret) : null;
@@ -42,6 +46,7 @@ export function createServices({ database, clock = systemClock, console: console
     sbom: createSbomIngestService(database, products, clock),
     sbomHistory: createSbomHistoryService(database, orgs, products),
     users: createUserService(database, orgs, { clock, box, sessions: { ...DEFAULT_SESSION_LIMITS, idleMs } }),
+    webhooks: createWebhookService(database, orgs, { allowPrivate: webhookPolicy?.allowPrivate ?? false, lookup: webhookPolicy?.lookup, clock }),
   };
 }
 

@@ -7,6 +7,7 @@ import type { OrgService } from '../orgs/orgs.service.js';
 import type { ProductService } from '../products/products.service.js';
 import { appendRegistryEntry } from '../registry/registry.service.js';
 import { iso, systemClock, type Clock } from '../shared/time.js';
+import { emitCaseClosed } from '../webhooks/case-events.js';
 import { casesRepo, type CaseWithProduct } from './cases.repo.js';
 import { openCase } from './open-case.js';
 
@@ -163,6 +164,7 @@ export function createCaseService(database: Database, orgs: OrgService, products
           },
           now,
         );
+        await emitCaseClosed(trx, org.id, incidentNumber, now);
       });
       return toCaseView({ ...row, status: 'closed', closed_at: now });
     },

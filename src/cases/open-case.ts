@@ -2,6 +2,7 @@ import type { Trx } from '../db/index.js';
 import type { CaseRow, SignalRow } from '../db/schema.js';
 import { signalsRepo } from '../incidents/signals.repo.js';
 import { appendRegistryEntry } from '../registry/registry.service.js';
+import { emitCaseOpened } from '../webhooks/case-events.js';
 import { newCaseRow, SIGNAL_CASE_OPENED, type NewCaseFields } from './case-rules.js';
 import { casesRepo } from './cases.repo.js';
 
@@ -14,7 +15,7 @@ export interface OpenCaseFields extends NewCaseFields {
 
 /**
  * Opens a case on `signal` inside the caller's transaction: the case row, the signal's status and
- * the `case.opened` registry entry. The one place a case comes into being, for intake in mode
+ * the `case.opened` registry entry and webhook event. The one place a case comes into being, for intake in mode
  * `case` (same transaction as the signal) and for the human decision (CLI, console).
  */
 export async function openCase(trx: Trx, signal: SignalRow, fields: OpenCaseFields): Promise<CaseRow> {
@@ -32,5 +33,6 @@ export async function openCase(trx: Trx, signal: SignalRow, fields: OpenCaseFiel
     },
     fields.now,
   );
+  await emitCaseOpened(trx, row, fields.productSku);
   return row;
 }

@@ -13,7 +13,7 @@ export async function openContext(): Promise<CliContext> {
   const config = loadConfig();
   const database = openDatabase(config.databaseUrl);
   await migrateToLatest(database);
-  return { config, ...createServices({ database }) };
+  return { config, ...createServices({ database, webhookPolicy: config.webhooks }) };
 }
 /** Runs one command with a context, printing JSON (with --json) or readable text. */
 export function action<A extends unknown[]>(

@@ -13,6 +13,7 @@ import { caseCommand } from './commands/case.js';
 import { scoreCommand } from './commands/score.js';
 import { signalCommand } from './commands/signal.js';
 import { userCommand } from './commands/user.js';
+import { webhookCommand } from './commands/webhook.js';
 
 // cra-admin: the administrator's console. Thin commands over the server's own services, on the
 // database named by the same environment variables. Exit 0 ok, 1 error, 2 usage error.
@@ -45,6 +46,7 @@ function program(): Command {
   root.addCommand(caseCommand());
   root.addCommand(scoreCommand());
   root.addCommand(userCommand());
+  root.addCommand(webhookCommand());
   // Every level accepts --json (also after the subcommand) and answers usage errors with exit 2.
   const configure = (command: Command) => {
     command.exitOverride();

@@ -209,6 +209,74 @@ export interface SignInFailuresTable {
   at: string;
 }
 
+export type WebhookEndpointStatus = 'active' | 'disabled';
+export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface WebhookEndpointsTable {
+  id: string;
+  org_id: string;
+  url: string;
+  /** "*" or a comma-separated list of event types. */
+  event_types: string;
+  /** "whsec_…", stored in the clear: it must be usable to sign (see the README). */
+  secret: string;
+  /** The secret before the last rotation, still signed with until previous_secret_expires_at. */
+  previous_secret: string | null;
+  previous_secret_expires_at: string | null;
+  status: WebhookEndpointStatus;
+  disabled_at: string | null;
+  disabled_reason: string | null;
+  /** When the current run of failed attempts began; null after a success. */
+  failing_since: string | null;
+  created_at: string;
+}
+
+export interface WebhookEventsTable {
+  /** "msg_…": the webhook-id header, the same on every retry. */
+  id: string;
+  org_id: string;
+  type: string;
+  /** The exact JSON body sent (and signed) on every attempt. */
+  payload: string;
+  created_at: string;
+  dedup_key: string | null;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  org_id: string;
+  event_id: string;
+  endpoint_id: string;
+  status: WebhookDeliveryStatus;
+  attempts: Generated<number>;
+  next_attempt_at: string;
+  /** Retries stop once the retry window (24 h) has passed since this instant (creation or replay). */
+  retry_from: string;
+  /** Which claim holds the delivery, until claimed_until; past it, another dispatcher may take it over. */
+  claim_token: string | null;
+  claimed_until: string | null;
+  last_attempt_at: string | null;
+  last_status: number | null;
+  last_error: string | null;
+  completed_at: string | null;
+  created_at: string;
+}
+
+export interface WebhookAttemptsTable {
+  id: string;
+  delivery_id: string;
+  attempted_at: string;
+  duration_ms: number;
+  status_code: number | null;
+  error: string | null;
+}
+
+export interface SchedulerRunsTable {
+  job: string;
+  slot: string;
+  at: string;
+}
+
 export interface DB {
   organisations: OrganisationsTable;
   api_keys: ApiKeysTable;
@@ -225,6 +293,11 @@ export interface DB {
   console_sessions: ConsoleSessionsTable;
   recovery_codes: RecoveryCodesTable;
   sign_in_failures: SignInFailuresTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_events: WebhookEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+  scheduler_runs: SchedulerRunsTable;
 }
 
 export type Organisation = Selectable<OrganisationsTable>;
@@ -239,3 +312,6 @@ export type RegistryEntryRow = Selectable<RegistryEntriesTable>;
 export type UserRow = Selectable<UsersTable>;
 export type InvitationRow = Selectable<InvitationsTable>;
 export type ConsoleSessionRow = Selectable<ConsoleSessionsTable>;
+export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
+export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
+export type WebhookAttemptRow = Selectable<WebhookAttemptsTable>;

@@ -58,7 +58,12 @@ export async function buildHarness(
       ? new RedisRateLimitStore(TEST_REDIS_URL, { keyPrefix: `test:${randomUUID()}:`, now })
       : new MemoryRateLimitStore(now));
   if (store instanceof RedisRateLimitStore) await store.waitUntilReady();
-  const services = createServices({ database: testDb.database, clock: clock.now, console: { secret: 'test-console-secret', idleMinutes: config.consoleIdleMinutes } });
+  const services = createServices({
+    database: testDb.database,
+    clock: clock.now,
+    console: { secret: 'test-console-secret', idleMinutes: config.consoleIdleMinutes },
+    webhookPolicy: config.webhooks,
+  });
   const { orgs, keys } = services;
   const app = await buildApp({ config, services, rateLimitStore: store, logger: false });
   await app.ready();

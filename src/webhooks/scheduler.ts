@@ -1,0 +1,192 @@
+import type { Database, Trx } from '../db/index.js';
+import { orgsRepo } from '../orgs/orgs.repo.js';
+import { verifyRegistry } from '../registry/registry.service.js';
+import { iso, systemClock, type Clock } from '../shared/time.js';
+import { KEY_EXPIRY_NOTICE_MS, LOOKAHEAD_MS, reachedThreshold, stageDedupKey, type DueStage } from './clock-events.js';
+import { emitEvent } from './emit-event.js';
+
+export interface SchedulerDeps {
+  database: Database;
+  intervalMs: number;
+  clock?: Clock;
+  log?: { warn(obj: object, msg: string): void };
+}
+
+/** Unfiled stages of open notifiable cases due before `horizon` (overdue ones included). */
+async function dueStages(database: Database, horizon: string): Promise<DueStage[]> {
+  const rows = await database.db
+    .selectFrom('cases')
+    .select([
+      'id',
+      'org_id',
+      'incident_number',
+      'early_warning_deadline',
+      'full_notification_deadline',
+      'early_warning_sent_at',
+      'notification_sent_at',
+    ])
+    .where('status', '=', 'open')
+    .where('notifiable', '=', 1)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('early_warning_sent_at', 'is', null), eb('early_warning_deadline', '<=', horizon)]),
+        eb.and([eb('notification_sent_at', 'is', null), eb('full_notification_deadline', '<=', horizon)]),
+      ]),
+    )
+    .execute();
+  return rows.flatMap((row) => {
+    const base = { case_id: row.id, org_id: row.org_id, incident_number: row.incident_number };
+    const stages: DueStage[] = [];
+    if (row.early_warning_sent_at === null) stages.push({ ...base, stage: 'early_warning', due: row.early_warning_deadline });
+    if (row.notification_sent_at === null) stages.push({ ...base, stage: 'notification', due: row.full_notification_deadline });
+    return stages.filter((s) => s.due <= horizon);
+  });
+}
+
+/** The dedup keys among `keys` that already have an event (so a tick does not rewrite them). */
+async function existingKeys(database: Database, keys: string[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (let i = 0; i < keys.length; i += 500) {
+    const rows = await database.db
+      .selectFrom('webhook_events')
+      .select('dedup_key')
+      .where('dedup_key', 'in', keys.slice(i, i + 500))
+      .execute();
+    for (const row of rows) found.add(row.dedup_key!);
+  }
+  return found;
+}
+
+interface Pending {
+  orgId: string;
+  type: Parameters<typeof emitEvent>[2];
+  data: Record<string, unknown>;
+  dedupKey: string;
+}
+
+/**
+ * The clock events: stage thresholds (6 h, 1 h, overdue), keys expiring within 7 days, and the
+ * hourly registry verification. Idempotent by construction: every event carries a dedup key
+ * that the outbox accepts once, so restarts and any number of instances fire each threshold
+ * once; the hourly job claims its hour in `scheduler_runs` first, so one instance runs it.
+ */
+export function createScheduler(deps: SchedulerDeps) {
+  const { database } = deps;
+  const clock = deps.clock ?? systemClock;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> | undefined;
+
+  async function emitAll(pending: Pending[], at: string): Promise<number> {
+    const known = await existingKeys(
+      database,
+      pending.map((p) => p.dedupKey),
+    );
+    const fresh = pending.filter((p) => !known.has(p.dedupKey));
+    if (fresh.length === 0) return 0;
+    return database.transaction(async (trx: Trx) => {
+      let written = 0;
+      for (const p of fresh) if (await emitEvent(trx, p.orgId, p.type, p.data, at, { dedupKey: p.dedupKey })) written++;
+      return written;
+    });
+  }
+
+  async function stageEvents(now: Date): Promise<Pending[]> {
+    const stages = await dueStages(database, iso(new Date(now.getTime() + LOOKAHEAD_MS)));
+    return stages.flatMap((stage): Pending[] => {
+      const threshold = reachedThreshold(new Date(stage.due), now);
+      if (!threshold) return [];
+      const data = { incident_number: stage.incident_number, stage: stage.stage, due: stage.due };
+      return threshold === 'overdue'
+        ? [{ orgId: stage.org_id, type: 'case.stage_overdue' as const, data, dedupKey: stageDedupKey(stage, threshold) }]
+        : [
+            {
+              orgId: stage.org_id,
+              type: 'case.stage_due_soon' as const,
+              data: { ...data, threshold },
+              dedupKey: stageDedupKey(stage, threshold),
+            },
+          ];
+    });
+  }
+
+  async function keyEvents(now: Date): Promise<Pending[]> {
+    const keys = await database.db
+      .selectFrom('api_keys')
+      .select(['id', 'org_id', 'name', 'prefix', 'expires_at'])
+      .where('revoked_at', 'is', null)
+      .where('expires_at', '>', iso(now))
+      .where('expires_at', '<=', iso(new Date(now.getTime() + KEY_EXPIRY_NOTICE_MS)))
+      .execute();
+    // Keyed by expiry too: a key whose expiry is moved later announces its new expiry again.
+    return keys.map((k) => ({
+      orgId: k.org_id,
+      type: 'key.expiring' as const,
+      data: { key_name: k.name, prefix: k.prefix, expires_at: k.expires_at },
+      dedupKey: `key.expiring:${k.id}:${k.expires_at}`,
+    }));
+  }
+
+  /** Claims this hour for the registry verification; false when another run (or instance) has it. */
+  async function claimHour(now: Date): Promise<boolean> {
+    const slot = iso(now).slice(0, 13);
+    const claimed = await database.transaction((trx) =>
+      trx
+        .insertInto('scheduler_runs')
+        .values({ job: 'registry.verify', slot, at: iso(now) })
+        .onConflict((oc) => oc.columns(['job', 'slot']).doNothing())
+        .returning('job')
+        .executeTakeFirst(),
+    );
+    return claimed !== undefined;
+  }
+
+  async function registryEvents(now: Date): Promise<Pending[]> {
+    if (!(await claimHour(now))) return [];
+    const pending: Pending[] = [];
+    for (const org of await orgsRepo.list(database.db)) {
+      const check = await verifyRegistry(database, org.id);
+      if (!check.ok) {
+        // Once per break: the same broken entry is not announced again every hour.
+        pending.push({
+          orgId: org.id,
+          type: 'registry.verification_failed',
+          data: { first_broken: check.first_broken },
+          dedupKey: `registry.broken:${org.id}:${check.first_broken}`,
+        });
+      }
+    }
+    return pending;
+  }
+
+  async function runOnce(): Promise<number> {
+    const now = clock();
+    const pending = [...(await stageEvents(now)), ...(await keyEvents(now)), ...(await registryEvents(now))];
+    return emitAll(pending, iso(now));
+  }
+
+  return {
+    /** One tick; resolves to the number of events written. */
+    runOnce,
+
+    start(): void {
+      if (timer) return;
+      const tick = () => {
+        if (running) return;
+        running = runOnce()
+          .catch((error: unknown) => deps.log?.warn({ err: error }, 'webhook scheduler tick failed'))
+          .finally(() => (running = undefined));
+      };
+      tick();
+      timer = setInterval(tick, deps.intervalMs);
+      timer.unref();
+    },
+
+    async stop(): Promise<void> {
+      clearInterval(timer);
+      timer = undefined;
+      await running;
+    },
+  };
+}
+
+export type Scheduler = ReturnType<typeof createScheduler>;
