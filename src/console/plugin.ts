@@ -9,8 +9,10 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError } from '../errors.js';
 import { registerAssets } from './assets.js';
 import type { ConsoleDeps } from './context.js';
+import { registerActivityPages } from './activity.page.js';
 import { registerAuthPages } from './auth.page.js';
 import { registerKeyPages } from './keys.page.js';
+import { registerMemberPages } from './members.page.js';
 import { registerProductPages } from './products.page.js';
 import { registerTodayPage } from './today.page.js';
 import { VIEWS_DIR } from './paths.js';
@@ -82,6 +84,8 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
             registerTodayPage(org, deps);
             registerKeyPages(org, deps);
             registerProductPages(org, deps);
+            registerActivityPages(org, deps);
+            registerMemberPages(org, deps);
           },
           { prefix: '/o/:org' },
         );

@@ -7,6 +7,8 @@ export const NAV = [
   { path: 'today', label: 'Today' },
   { path: 'products', label: 'Products' },
   { path: 'keys', label: 'API keys' },
+  { path: 'activity', label: 'Activity' },
+  { path: 'members', label: 'Members' },
 ] as const;
 
 /** Renders a page (or fragment) with what every template may use: viewer, org, CSRF token, helpers. */

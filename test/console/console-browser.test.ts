@@ -173,6 +173,25 @@ describe('the console in a real browser', { skip }, () => {
     assert.equal(await page.getByText('Other secret product').count(), 0);
   });
 
+  it('verifies the activity registry in place (htmx), lists who did what, and shows the members', async () => {
+    const { page } = owner;
+    await page.getByRole('link', { name: 'Activity' }).click();
+    await page.getByRole('cell', { name: 'user:ana@example.com' }).first().waitFor();
+    const before = page.url();
+    await page.getByRole('link', { name: 'Verify the chain' }).click();
+    await page
+      .locator('#verify-result #verification')
+      .getByText(/^Chain intact: \d+ entries verified\.$/)
+      .waitFor();
+    assert.equal(page.url(), before, 'updated in place, no navigation');
+    await checkA11y(page, 'activity');
+    await shoot(page, 'activity');
+    await page.getByRole('link', { name: 'Members' }).click();
+    await page.getByRole('cell', { name: 'ana@example.com', exact: true }).waitFor();
+    await checkA11y(page, 'members');
+    await shoot(page, 'members');
+  });
+
   it('refuses a POST without the CSRF token, and a viewer’s change; another organisation answers 404', async () => {
     const refused = await owner.context.request.post(`${server.url}/console/o/acme/keys`, {
       form: { name: 'forged', scopes: 'products:read', expires: '' },
