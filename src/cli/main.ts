@@ -75,4 +75,18 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv).then((code) => process.exit(code));
+/**
+ * Exits once everything written so far has reached stdout and stderr. On a pipe, Node writes
+ * what the pipe takes at once (64 KiB) and queues the rest; process.exit() would drop the queue.
+ */
+function exitWhenFlushed(code: number): void {
+  process.exitCode = code;
+  let pending = 2;
+  const done = () => {
+    if (--pending === 0) process.exit(code);
+  };
+  process.stdout.write('', done);
+  process.stderr.write('', done);
+}
+
+main(process.argv).then(exitWhenFlushed);
