@@ -7,8 +7,10 @@ import { API_PREFIX, SHORT_PREFIX } from './http/context.js';
 import { registerErrorHandling } from './http/errors.js';
 import { registerHealth } from './http/health.js';
 import { registerJsonOnly } from './http/json-body.js';
+import { onClientError, onFrameworkError, registerMalformedRequestAnswers } from './http/malformed-requests.js';
+import { registerRequestDeadlines, serverTimeoutOptions } from './http/timeouts.js';
 import { registerShortFormHosts } from './http/hosts.js';
-import { trackOperations } from './http/method-not-allowed.js';
+import { routeEveryMethod, trackOperations } from './http/method-not-allowed.js';
 import { registerOpenApi } from './http/openapi.js';
 import type { RateLimitStore } from './http/rate-limit/store.js';
 import { createAuthenticator } from './keys/authenticate.js';
@@ -41,6 +43,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       ? false
       : { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, ...(typeof deps.logger === 'object' ? { stream: deps.logger.stream } : {}) };
 
+  const timeouts = serverTimeoutOptions(config);
   const app = Fastify({
     logger,
     trustProxy: config.trustProxy,
@@ -48,13 +51,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     exposeHeadRoutes: false,
     return503OnClosing: true,
     bodyLimit: config.incidentMaxBytes,
+    requestTimeout: timeouts.requestTimeout,
+    // Node would answer a missing Host with an empty 400; registerMalformedRequestAnswers does it.
+    http: { ...timeouts.http, requireHostHeader: false },
+    clientErrorHandler: onClientError,
+    frameworkErrors: onFrameworkError,
     ajv: { customOptions: { coerceTypes: false, removeAdditional: true, allErrors: true } },
   });
+  routeEveryMethod(app);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     done();
   });
 
+  registerMalformedRequestAnswers(app);
+  registerRequestDeadlines(app, config.requestTimeoutMs);
   registerErrorHandling(app);
   registerJsonOnly(app);
   await registerCompression(app);
@@ -84,7 +95,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(shortFormOperations, { prefix: API_PREFIX });
   await app.register(shortFormOperations, { prefix: SHORT_PREFIX });
   // Encapsulated: its raw-body JSON parser applies to this operation only.
-  await app.register(async (scope) => ingestSbomRoute(scope, { sbom, maxBytes: config.sbomMaxBytes }), { prefix: API_PREFIX });
+  await app.register(
+    async (scope) => {
+      scope.addHook('onRoute', (route) => {
+        route.config = { ...route.config, requestTimeoutMs: config.sbomRequestTimeoutMs };
+      });
+      ingestSbomRoute(scope, { sbom, maxBytes: config.sbomMaxBytes });
+    },
+    { prefix: API_PREFIX },
+  );
   operations.registerMethodNotAllowed();
 
   registerHealth(app, { database, store: rateLimitStore });

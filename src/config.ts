@@ -12,6 +12,9 @@ export interface Config {
   authFailureLimitPerMinute: number;
   incidentMaxBytes: number;
   sbomMaxBytes: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  sbomRequestTimeoutMs: number;
   trustProxy: boolean | string;
   logLevel: string;
   /** Base of links the console hands out (invitations); null: the server's own address. */
@@ -86,6 +89,19 @@ export function publicBaseUrl(config: Pick<Config, 'publicUrl' | 'host' | 'port'
   return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
 }
 
+/**
+ * Deadlines for receiving a request (README, Configuration). Headers must be complete within
+ * 10 s and an ordinary request (64 KiB at most) within 30 s. An SBOM of up to 50 MiB gets
+ * 10 minutes: a pipeline sending at 1 Mbit/s needs about 7.
+ */
+function timeouts(env: Env): Pick<Config, 'headersTimeoutMs' | 'requestTimeoutMs' | 'sbomRequestTimeoutMs'> {
+  const headersTimeoutMs = positiveInt(env, 'HEADERS_TIMEOUT_MS', 10_000);
+  const requestTimeoutMs = positiveInt(env, 'REQUEST_TIMEOUT_MS', 30_000);
+  const sbomRequestTimeoutMs = positiveInt(env, 'SBOM_REQUEST_TIMEOUT_MS', 600_000);
+  if (headersTimeoutMs > requestTimeoutMs) throw new ConfigError('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS');
+  return { headersTimeoutMs, requestTimeoutMs, sbomRequestTimeoutMs };
+}
+
 export function loadConfig(env: Env = process.env): Readonly<Config> {
   const databaseUrl = env.DATABASE_URL?.trim() || 'sqlite:./data/cra.db';
   if (!databaseUrl.startsWith('sqlite:') && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -112,6 +128,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     authFailureLimitPerMinute: positiveInt(env, 'AUTH_FAILURE_LIMIT_PER_MINUTE', 30),
     incidentMaxBytes: positiveInt(env, 'INCIDENT_MAX_BYTES', 64 * 1024),
     sbomMaxBytes: positiveInt(env, 'SBOM_MAX_BYTES', 50 * 1024 * 1024),
+    ...timeouts(env),
     trustProxy: trustProxy(env.TRUST_PROXY?.trim()),
     logLevel: env.LOG_LEVEL?.trim() || 'info',
     publicUrl: env.PUBLIC_URL?.trim() ? absoluteUrl('PUBLIC_URL', env.PUBLIC_URL.trim(), '') : null,

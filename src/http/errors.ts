@@ -17,9 +17,22 @@ function validationDetails(error: FastifyError): ErrorDetail[] {
   });
 }
 
-function classify(error: FastifyError): { code: ErrorCode; message: string; details?: ErrorDetail[] } {
+/** Which part of the request failed its schema, as the 422's message says it. */
+const VALIDATED_PART: Record<string, string> = {
+  body: 'the request body is invalid',
+  params: 'the path parameters are invalid',
+  querystring: 'the query string is invalid',
+  headers: 'the request headers are invalid',
+};
+
+function classify(error: FastifyError, request: FastifyRequest): { code: ErrorCode; message: string; details?: ErrorDetail[] } {
   if (error instanceof AppError) return { code: error.code, message: error.message, details: error.details };
-  if (error.validation) return { code: 'validation_failed', message: 'the request body is invalid', details: validationDetails(error) };
+  if (error.validation) {
+    const message = VALIDATED_PART[error.validationContext ?? 'body'] ?? 'the request is invalid';
+    return { code: 'validation_failed', message, details: validationDetails(error) };
+  }
+  // A static asset path that resolves outside its folder (../ climbing): nothing there.
+  if (error.statusCode === 403 || error.statusCode === 404) return { code: 'not_found', message: `no route for ${request.method} ${request.url.split('?')[0]}` };
   // Fastify's body errors carry their status: 413 (FST_ERR_CTP_BODY_TOO_LARGE), 415
   // (FST_ERR_CTP_INVALID_MEDIA_TYPE), 400 for empty, unparseable or poisoned JSON.
   if (error.statusCode === 413) return { code: 'payload_too_large', message: 'the body is larger than this operation accepts' };
@@ -36,7 +49,7 @@ function classify(error: FastifyError): { code: ErrorCode; message: string; deta
 /** One place maps every error to the JSON error body; no stack trace ever leaves the process. */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const { code, message, details } = classify(error);
+    const { code, message, details } = classify(error, request);
     if (code === 'internal_error' || code === 'service_unavailable') request.log.error({ err: error }, 'request failed');
     else request.log.info({ code, status: ERROR_STATUS[code] }, message);
     return sendError(reply, code, message, details);

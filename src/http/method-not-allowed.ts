@@ -1,7 +1,16 @@
-import type { FastifyInstance, HTTPMethods } from 'fastify';
+import { METHODS } from 'node:http';
+import type { FastifyInstance } from 'fastify';
 import { sendError } from './errors.js';
 
-const METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+/**
+ * Teaches the router every method Node's parser accepts (WebDAV's PROPFIND, SEARCH, …), so that
+ * on an API path they answer 405 like any other, not 404. Their bodies are never read. CONNECT
+ * never reaches a route (see malformed-requests.ts). Call before any route or 404 handler.
+ */
+export function routeEveryMethod(app: FastifyInstance): void {
+  const known = new Set(app.supportedMethods);
+  for (const method of METHODS) if (method !== 'CONNECT' && !known.has(method)) app.addHttpMethod(method);
+}
 
 /**
  * Remembers the methods of every API operation's path, then answers every other method on
@@ -22,7 +31,7 @@ export function trackOperations(app: FastifyInstance): { registerMethodNotAllowe
       for (const [url, methods] of allowed) {
         const allow = [...methods].join(', ');
         app.route({
-          method: METHODS.filter((m) => !methods.has(m)),
+          method: app.supportedMethods.filter((m) => !methods.has(m)),
           url,
           schema: { hide: true },
           handler: (request, reply) => {

@@ -6,6 +6,7 @@ import { openCase } from '../cases/open-case.js';
 import { normaliseGtin } from '../products/gtin.js';
 import { productsRepo } from '../products/products.repo.js';
 import { appendRegistryEntry } from '../registry/registry.service.js';
+import { assertStorableText } from '../shared/storable-text.js';
 import { iso, systemClock, type Clock } from '../shared/time.js';
 import type { IncidentCreated, NewIncident } from './incidents.schemas.js';
 import { signalsRepo, type SignalWithProduct } from './signals.repo.js';
@@ -46,6 +47,7 @@ export function createIncidentService(database: Database, clock: Clock = systemC
      * `case`) and the registry entries commit together in one durable transaction.
      */
     async receiveSignal(reporter: Reporter, input: NewIncident): Promise<IncidentCreated> {
+      assertStorableText({ description: input.description, title: input.title, cve: input.cve, sku: input.sku, gtin: input.gtin });
       const sku = optional(input.sku);
       const gtin = optional(input.gtin);
       // Products are never deleted, so matching outside the transaction keeps it short.

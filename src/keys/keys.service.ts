@@ -5,6 +5,7 @@ import type { ApiKeyRow } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import type { OrgService } from '../orgs/orgs.service.js';
 import { appendRegistryEntry } from '../registry/registry.service.js';
+import { assertStorableText, isStorableText } from '../shared/storable-text.js';
 import { iso, systemClock, type Clock } from '../shared/time.js';
 import { digestKey, displayPrefix, generateKey } from './key-format.js';
 import { keysRepo } from './keys.repo.js';
@@ -31,14 +32,18 @@ export interface IssuedKey {
 }
 
 export function parseScopes(raw: string): Scope[] {
-  const scopes = [...new Set(raw.split(',').map((s) => s.trim()).filter(Boolean))];
+  return checkedScopes([...new Set(raw.split(',').map((s) => s.trim()).filter(Boolean))]);
+}
+
+/** A key carries at least one scope, each a known one. */
+function checkedScopes(scopes: readonly string[]): Scope[] {
   if (scopes.length === 0) throw new AppError('validation_failed', `a key needs at least one scope: ${SCOPES.join(', ')}`);
   for (const scope of scopes) {
     if (!isScope(scope)) {
       throw new AppError('validation_failed', `unknown scope "${scope}" (allowed: ${SCOPES.join(', ')}; there is no wildcard)`);
     }
   }
-  return scopes as Scope[];
+  return [...scopes] as Scope[];
 }
 
 function toKeyView(row: ApiKeyRow): KeyView {
@@ -55,13 +60,15 @@ function toKeyView(row: ApiKeyRow): KeyView {
 
 export function createKeyService(database: Database, orgs: OrgService, clock: Clock = systemClock) {
   async function requireLiveKey(orgId: string, name: string): Promise<ApiKeyRow> {
-    const key = await keysRepo.findLiveByName(database.db, orgId, name);
+    const key = isStorableText(name) ? await keysRepo.findLiveByName(database.db, orgId, name) : undefined;
     if (!key) throw new AppError('not_found', `no active key named "${name}"`);
     return key;
   }
 
   return {
     async createKey(input: { org: string; name: string; scopes: Scope[]; expiresAt?: Date | null; actor?: string }): Promise<IssuedKey> {
+      assertStorableText({ name: input.name });
+      const scopes = checkedScopes(input.scopes);
       const org = await orgs.requireOrg(input.org);
       const name = input.name.trim();
       if (!name || name.length > 100) throw new AppError('validation_failed', 'a key name must be 1–100 characters');
@@ -72,7 +79,7 @@ export function createKeyService(database: Database, orgs: OrgService, clock: Cl
         id: randomUUID(),
         org_id: org.id,
         name,
-        scopes: input.scopes.join(','),
+        scopes: scopes.join(','),
         digest: digestKey(secret),
         prefix: displayPrefix(secret),
         created_at: iso(now),
@@ -84,7 +91,7 @@ export function createKeyService(database: Database, orgs: OrgService, clock: Cl
           await appendRegistryEntry(
             trx,
             org.id,
-            { actor: input.actor ?? 'cli', action: 'key.created', subject: name, details: { prefix: row.prefix, scopes: input.scopes, expires_at: row.expires_at } },
+            { actor: input.actor ?? 'cli', action: 'key.created', subject: name, details: { prefix: row.prefix, scopes, expires_at: row.expires_at } },
             row.created_at,
           );
         });
@@ -92,7 +99,7 @@ export function createKeyService(database: Database, orgs: OrgService, clock: Cl
         if (isUniqueViolation(error)) throw new AppError('conflict', `a key named "${name}" already exists`);
         throw error;
       }
-      return { name, prefix: row.prefix, scopes: input.scopes, expires_at: row.expires_at, secret };
+      return { name, prefix: row.prefix, scopes, expires_at: row.expires_at, secret };
     },
 
     async listKeys(orgSlug: string): Promise<KeyView[]> {

@@ -4,6 +4,7 @@ import type { IntakeMode, Organisation } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import { appendRegistryEntry } from '../registry/registry.service.js';
 import { GENESIS_HASH } from '../registry/registry-chain.js';
+import { assertStorableText, isStorableText } from '../shared/storable-text.js';
 import { iso, systemClock, type Clock } from '../shared/time.js';
 import { orgsRepo } from './orgs.repo.js';
 
@@ -22,7 +23,8 @@ export function toOrganisationView(org: Organisation): OrganisationView {
 
 export function createOrgService(database: Database, clock: Clock = systemClock) {
   async function requireOrg(slug: string): Promise<Organisation> {
-    const org = await orgsRepo.findBySlug(database.db, slug);
+    // A slug no database could hold names no organisation (PostgreSQL would refuse the query).
+    const org = isStorableText(slug) ? await orgsRepo.findBySlug(database.db, slug) : undefined;
     if (!org) throw new AppError('not_found', `no organisation with slug "${slug}"`);
     return org;
   }
@@ -31,6 +33,7 @@ export function createOrgService(database: Database, clock: Clock = systemClock)
     requireOrg,
 
     async createOrg(input: { slug: string; name?: string; intakeMode?: IntakeMode }): Promise<OrganisationView> {
+      assertStorableText({ name: input.name });
       if (!SLUG.test(input.slug)) {
         throw new AppError('validation_failed', 'slug must be 1–63 lower-case letters, digits or hyphens');
       }

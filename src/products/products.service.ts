@@ -5,6 +5,7 @@ import type { ProductRow, ProductStatus, SbomStatus } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import type { OrgService } from '../orgs/orgs.service.js';
 import { appendRegistryEntry } from '../registry/registry.service.js';
+import { assertStorableText, isStorableText } from '../shared/storable-text.js';
 import { iso, systemClock, type Clock } from '../shared/time.js';
 import { normaliseGtin } from './gtin.js';
 import { productsRepo } from './products.repo.js';
@@ -52,7 +53,8 @@ function checkedName(name: string | undefined): string | undefined {
 
 export function createProductService(database: Database, orgs: OrgService, clock: Clock = systemClock) {
   async function requireProduct(orgId: string, sku: string): Promise<ProductRow> {
-    const product = await productsRepo.findBySku(database.db, orgId, sku);
+    // A SKU no database could hold names no product (PostgreSQL would refuse the query).
+    const product = isStorableText(sku) ? await productsRepo.findBySku(database.db, orgId, sku) : undefined;
     if (!product) throw new AppError('product_not_found', `no product with SKU "${sku}"`);
     return product;
   }
@@ -73,6 +75,7 @@ export function createProductService(database: Database, orgs: OrgService, clock
     requireProduct,
 
     async addProduct(orgSlug: string, sku: string, fields: ProductFields & { name: string }, actor = 'cli'): Promise<ProductRow> {
+      assertStorableText({ sku, name: fields.name, gtin: fields.gtin, firmware_version: fields.firmwareVersion });
       const org = await orgs.requireOrg(orgSlug);
       if (!SKU.test(sku)) throw new AppError('validation_failed', 'a SKU is 1–100 letters, digits, dots, dashes or underscores');
       const now = iso(clock());
@@ -96,6 +99,7 @@ export function createProductService(database: Database, orgs: OrgService, clock
     },
 
     async updateProduct(orgSlug: string, sku: string, fields: ProductFields, actor = 'cli'): Promise<ProductRow> {
+      assertStorableText({ name: fields.name, gtin: fields.gtin, firmware_version: fields.firmwareVersion });
       const org = await orgs.requireOrg(orgSlug);
       const product = await requireProduct(org.id, sku);
       const now = iso(clock());

@@ -1,0 +1,56 @@
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.js';
+import { rawErrorResponse } from './malformed-requests.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** How long this operation waits for the whole request; REQUEST_TIMEOUT_MS when unset. */
+    requestTimeoutMs?: number;
+  }
+}
+
+type TimeoutConfig = Pick<Config, 'headersTimeoutMs' | 'requestTimeoutMs' | 'sbomRequestTimeoutMs'>;
+
+/**
+ * Options for Fastify's HTTP server. Node enforces the headers deadline and, as a backstop for
+ * every connection, the longest request deadline; it checks them every `connectionsCheckingInterval`
+ * (30 s by default, which let slow headers live 45 s), so that runs at a quarter of the shortest.
+ */
+export function serverTimeoutOptions(config: TimeoutConfig) {
+  const longest = Math.max(config.requestTimeoutMs, config.sbomRequestTimeoutMs, config.headersTimeoutMs);
+  return {
+    requestTimeout: longest,
+    http: {
+      headersTimeout: config.headersTimeoutMs,
+      connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(Math.min(config.headersTimeoutMs, config.requestTimeoutMs) / 4))),
+    },
+  };
+}
+
+/**
+ * Each request must arrive whole (headers and body) within its operation's deadline: a body
+ * shorter than its Content-Length, or a chunked body that never ends, gets 408 and the
+ * connection is closed. Node's own requestTimeout is server-wide, so the shorter deadline of
+ * ordinary operations is kept here; SBOM ingest sets a longer one (large bodies, slow pipelines).
+ */
+export function registerRequestDeadlines(app: FastifyInstance, defaultMs: number): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    const raw = request.raw;
+    if (raw.complete) return done();
+    const ms = request.routeOptions.config?.requestTimeoutMs ?? defaultMs;
+    const timer = setTimeout(() => {
+      if (raw.complete || raw.socket.destroyed) return;
+      request.log.info({ timeoutMs: ms }, 'request not received in time; closing the connection');
+      // A response may already be out (a 401 before the body was read): then only close.
+      const socket = raw.socket;
+      if (!reply.sent && !reply.raw.headersSent) socket.end(rawErrorResponse('request_timeout', `the request was not received within ${ms} ms`), () => socket.destroy());
+      else socket.destroy();
+    }, ms);
+    timer.unref();
+    raw.once('end', () => clearTimeout(timer));
+    reply.raw.once('close', () => {
+      if (raw.complete) clearTimeout(timer);
+    });
+    done();
+  });
+}
