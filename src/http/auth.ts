@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { addRouteHook } from './route-hooks.js';
 import type { Authenticate } from '../keys/authenticate.js';
+import { isWellFormedKey } from '../keys/key-format.js';
 import { sendError } from './errors.js';
 import type { RateLimitStore } from './rate-limit/store.js';
 
@@ -10,6 +11,8 @@ export interface AuthOptions {
   perKeyPerMinute: number;
   failuresPerAddressPerMinute: number;
   now?: () => number;
+  /** Addresses remembered as blocked at most (default 10 000); the oldest are forgotten beyond. */
+  maxBlockedAddresses?: number;
 }
 
 const WINDOW_MS = 60_000;
@@ -37,13 +40,38 @@ export function presentedKey(request: FastifyRequest): string | null {
 /**
  * For every API operation (routes with `config.scope`, and only those): authenticate, then count the request
  * against the key's sliding window, then check the scope. Failed authentications count
- * against the client address; an address over its budget gets 429 until the window frees.
+ * against the client address; once over its budget, the address's further FAILING attempts get
+ * 429 until the window frees, while a request with a valid key still passes (decisions §4: one
+ * bad job behind a shared NAT must not lock out the rest). Returns a view for tests.
  */
-export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
+export function registerAuth(app: FastifyInstance, options: AuthOptions): { blockedAddresses(): number } {
   const now = options.now ?? Date.now;
-  // Addresses over their failure budget, with the time they may try again. Checked before any
-  // I/O so a flood of bad keys costs nothing; filled from the (possibly shared) store.
+  const maxBlocked = options.maxBlockedAddresses ?? 10_000;
+  // Addresses over their failure budget, with the time they may try again, filled from the
+  // (possibly shared) store. A malformed key from a blocked address is refused before any I/O,
+  // so a flood of garbage costs nothing; a well-formed one must be looked up (it may be valid).
   const blockedUntil = new Map<string, number>();
+
+  function blockedFor(address: string): number | null {
+    const until = blockedUntil.get(address);
+    if (until === undefined) return null;
+    if (until > now()) return Math.max(1, Math.ceil((until - now()) / 1000));
+    blockedUntil.delete(address);
+    return null;
+  }
+
+  /** Bounded: past the limit, expired entries go, then the oldest (the store still counts them). */
+  function block(address: string, retryAfterSeconds: number) {
+    blockedUntil.delete(address);
+    blockedUntil.set(address, now() + retryAfterSeconds * 1000);
+    if (blockedUntil.size <= maxBlocked) return;
+    const at = now();
+    for (const [a, until] of blockedUntil) if (until <= at) blockedUntil.delete(a);
+    for (const a of blockedUntil.keys()) {
+      if (blockedUntil.size <= maxBlocked) break;
+      blockedUntil.delete(a);
+    }
+  }
 
   function tooManyFailures(reply: FastifyReply, retryAfter: number) {
     reply.header('retry-after', String(retryAfter));
@@ -58,18 +86,18 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
     const scope = request.routeOptions.config.scope!;
 
     const address = request.ip;
-    const blocked = blockedUntil.get(address);
-    if (blocked !== undefined) {
-      if (blocked > now()) return tooManyFailures(reply, Math.max(1, Math.ceil((blocked - now()) / 1000)));
-      blockedUntil.delete(address);
-    }
-
     const key = presentedKey(request);
-    const principal = key === null ? null : await options.authenticate(key);
+    const wellFormed = key !== null && isWellFormedKey(key);
+    const blocked = blockedFor(address);
+    if (blocked !== null && !wellFormed) return tooManyFailures(reply, blocked);
+
+    const principal = wellFormed ? await options.authenticate(key) : null;
     if (!principal) {
+      // Refused while blocked: not counted again, so the block ends when the window frees.
+      if (blocked !== null) return tooManyFailures(reply, blocked);
       const failures = await options.store.consume(`authfail:${address}`, options.failuresPerAddressPerMinute, WINDOW_MS);
       if (!failures.allowed) {
-        blockedUntil.set(address, now() + failures.retryAfterSeconds * 1000);
+        block(address, failures.retryAfterSeconds);
         return tooManyFailures(reply, failures.retryAfterSeconds);
       }
       return sendError(reply, 'unauthorized', UNAUTHORIZED);
@@ -87,4 +115,5 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
       return sendError(reply, 'forbidden', `this key lacks the scope ${scope}`);
     }
   }
+  return { blockedAddresses: () => blockedUntil.size };
 }

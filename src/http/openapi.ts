@@ -6,6 +6,7 @@ import { ErrorBodySchema } from '../errors.js';
 import { API_PREFIX } from './context.js';
 import { applyExamples, type OperationExamples } from './openapi-examples.js';
 import { sendError } from './errors.js';
+import { ownHostMatcher } from './own-hosts.js';
 
 const API_DESCRIPTION = `JSON API for manufacturers' systems: register inbound security signals, read the product
 catalogue with SBOM status and risk, read the compliance score with the running 24h/72h
@@ -20,15 +21,14 @@ Timestamps are RFC 3339 UTC with milliseconds. Lists come back whole with a coun
 // Host header as the client sent it: a DNS name, IPv4 or bracketed IPv6, optional port.
 const VALID_HOST = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
 
-/** The document with `servers` naming the instance that served it, then production. */
-function withServers(document: Record<string, unknown>, request: FastifyRequest, productionUrl: string) {
-  return {
-    ...document,
-    servers: [
-      { url: `${request.protocol}://${request.host}${API_PREFIX}`, description: 'This instance' },
-      { url: `${productionUrl}${API_PREFIX}`, description: 'Production' },
-    ],
-  };
+/**
+ * The document with `servers` naming the instance that served it (only when the Host header is
+ * one of its own names), then production.
+ */
+function withServers(document: Record<string, unknown>, request: FastifyRequest, productionUrl: string, isOwnHost: boolean) {
+  const production = { url: `${productionUrl}${API_PREFIX}`, description: 'Production' };
+  const instance = { url: `${request.protocol}://${request.host}${API_PREFIX}`, description: 'This instance' };
+  return { ...document, servers: isOwnHost ? [instance, production] : [production] };
 }
 
 /** The document's tags, in the order Swagger UI lists them. */
@@ -73,9 +73,10 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
     transformObject: (document) => ('openapiObject' in document ? applyExamples(document.openapiObject, examples) : document.swaggerObject),
   });
 
+  const isOwnHost = ownHostMatcher(config);
   const serve = (request: FastifyRequest, reply: FastifyReply, document: Record<string, unknown>) => {
     if (!VALID_HOST.test(request.host)) return sendError(reply, 'invalid_host', 'the Host header is not a valid host name');
-    return withServers(document, request, config.productionUrl);
+    return withServers(document, request, config.productionUrl, isOwnHost(request.host, request.socket.localAddress));
   };
 
   await app.register(swaggerUi, {

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { bodyCheckedByHandler } from '../http/body-checked-by-handler.js';
 import { apiSecurity, authErrors, bodyErrors, errorResponse, success } from '../http/openapi-responses.js';
 import { CYCLONEDX_VERSIONS, cycloneDxValidator, isCycloneDxValidatorReady, type CycloneDxVersion } from './cyclonedx-validator.js';
 import type { SbomIngestService } from './ingest.service.js';
@@ -68,7 +69,7 @@ export function ingestSbomRoute(app: FastifyInstance, deps: { sbom: SbomIngestSe
       },
       bodyLimit: deps.maxBytes,
       // The body is checked by the ingest service (format, schema, digest); the schema below documents it.
-      validatorCompiler: () => (data) => ({ value: data }),
+      validatorCompiler: bodyCheckedByHandler,
       schema: {
         operationId: 'ingestSbom',
         summary: "Ingest an SBOM for a product's release",
@@ -80,7 +81,7 @@ export function ingestSbomRoute(app: FastifyInstance, deps: { sbom: SbomIngestSe
           'No short form: this operation answers only under /api/v1/external.',
         tags: ['sbom'],
         security: apiSecurity,
-        params: Type.Object({ sku: Type.String({ description: "The product's SKU in the key's organisation" }) }),
+        params: Type.Object({ sku: Type.String({ minLength: 1, maxLength: 100, description: "The product's SKU in the key's organisation" }) }),
         body: {
           content: {
             'application/json': { schema: anySbom },

@@ -4,7 +4,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { useHarness } from '../helpers/app.js';
 
 describe('OpenAPI document and console', () => {
-  const harness = useHarness({ PRODUCTION_URL: 'https://api.cra.example.eu/' });
+  const harness = useHarness({ PRODUCTION_URL: 'https://api.cra.example.eu/', API_HOSTS: 'cra.internal', PUBLIC_URL: 'https://cra.example.eu/' });
 
   async function fetchDocument(host = 'cra.internal:8080', headers: Record<string, string> = {}) {
     const res = await harness().app.inject({ method: 'GET', url: '/swagger/openapi.json', headers: { host, ...headers } });
@@ -26,6 +26,20 @@ describe('OpenAPI document and console', () => {
       'http://cra.internal:8080/api/v1/external',
       'https://api.cra.example.eu/api/v1/external',
     ]);
+  });
+
+  it("lists this instance only under one of its own names: PUBLIC_URL, API_HOSTS, loopback; never another Host", async () => {
+    const servers = async (host: string) => (await fetchDocument(host)).json().servers.map((s: { url: string }) => s.url);
+    assert.deepEqual(await servers('cra.example.eu'), ['http://cra.example.eu/api/v1/external', 'https://api.cra.example.eu/api/v1/external']);
+    for (const host of ['localhost:8080', '127.0.0.1:8080', '[::1]:8080', 'CRA.INTERNAL']) {
+      assert.equal((await servers(host)).length, 2, host);
+    }
+    for (const host of ['evil.example', 'evil.example:8080', 'cra.internal.evil.example', '10.9.8.7', 'localhost.evil.example']) {
+      assert.deepEqual(await servers(host), ['https://api.cra.example.eu/api/v1/external'], host);
+    }
+    const ui = await harness().app.inject({ method: 'GET', url: '/swagger/json', headers: { host: 'evil.example' } });
+    assert.equal(ui.statusCode, 200);
+    assert.equal(ui.body.includes('evil.example'), false, 'nor through the Swagger UI document');
   });
 
   it('rejects a Host header that is not a host name instead of echoing it', async () => {

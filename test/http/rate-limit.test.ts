@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import Fastify from 'fastify';
+import { registerAuth } from '../../src/http/auth.js';
 import { MemoryRateLimitStore } from '../../src/http/rate-limit/index.js';
+import type { RateLimitStore } from '../../src/http/rate-limit/store.js';
+import { generateKey } from '../../src/keys/key-format.js';
+import '../../src/http/context.js';
 import { useHarness } from '../helpers/app.js';
 
 const URL = '/api/v1/external/products';
@@ -104,9 +109,70 @@ describe('rate limiting over HTTP', () => {
     assert.equal(blocked.json().code, 'rate_limited');
     assert.ok(Number(blocked.headers['retry-after']) >= 1);
     assert.equal(blocked.headers['x-ratelimit-limit'], undefined);
-    assert.equal((await from('10.9.9.9', t.key)).statusCode, 429, 'the address is blocked until its window frees');
-    assert.equal((await from('10.9.9.10', t.key)).statusCode, 200, 'other addresses are unaffected');
+    assert.equal((await from('10.9.9.9', generateKey())).statusCode, 429, 'a well-formed but unknown key is looked up, then refused');
+    assert.equal((await from('10.9.9.9')).statusCode, 429, 'no key at all: refused');
+    assert.equal((await from('10.9.9.10', 'cra_wrong')).statusCode, 401, 'other addresses are unaffected');
     h.clock.advance(60_000);
-    assert.equal((await from('10.9.9.9', t.key)).statusCode, 200);
+    assert.equal((await from('10.9.9.9', 'cra_wrong')).statusCode, 401, 'refusals were not counted: the block ends with the window');
+  });
+
+  it('never refuses a valid key from an address whose failures are over the limit (one bad job behind a NAT)', async () => {
+    const h = harness();
+    const t = await h.tenant('rl-e', ['products:read']);
+    const from = (key: string) => h.app.inject({ method: 'GET', url: URL, remoteAddress: '10.8.8.8', headers: { 'x-cra-api-key': key } });
+    for (let i = 0; i < 4; i++) assert.equal((await from(generateKey())).statusCode, 401);
+    assert.equal((await from(generateKey())).statusCode, 429);
+    const valid = await from(t.key);
+    assert.equal(valid.statusCode, 200, 'the valid key passes');
+    assert.equal(valid.headers['x-ratelimit-remaining'], '2', 'and is counted against its own key only');
+    assert.equal((await from('cra_wrong')).statusCode, 429, 'while the failing attempts stay refused');
+  });
+});
+
+describe('addresses blocked for failed authentication', () => {
+  /** The auth hook alone, with a store that counts how often it is asked about failures. */
+  async function authApp(maxBlockedAddresses: number) {
+    let now = 1_000_000;
+    const memory = new MemoryRateLimitStore(() => now);
+    const asked: string[] = [];
+    const store: RateLimitStore = {
+      consume: (bucket, limit, windowMs) => (asked.push(bucket), memory.consume(bucket, limit, windowMs)),
+      health: () => memory.health(),
+      close: () => memory.close(),
+    };
+    const app = Fastify();
+    const auth = registerAuth(app, { authenticate: async () => null, store, perKeyPerMinute: 10, failuresPerAddressPerMinute: 1, now: () => now, maxBlockedAddresses });
+    app.get('/op', { config: { scope: 'products:read' } }, async () => ({}));
+    await app.ready();
+    const fail = async (ip: string) => (await app.inject({ method: 'GET', url: '/op', remoteAddress: ip, headers: { 'x-cra-api-key': 'cra_bad' } })).statusCode;
+    return { app, auth, asked, fail, advance: (ms: number) => (now += ms) };
+  }
+
+  it('are remembered up to a bound: many distinct addresses cannot grow memory without limit', async () => {
+    const { app, auth, asked, fail } = await authApp(100);
+    for (let i = 0; i < 1000; i++) {
+      const ip = `10.1.${i >> 8}.${i & 255}`;
+      assert.equal(await fail(ip), 401);
+      assert.equal(await fail(ip), 429);
+    }
+    assert.equal(auth.blockedAddresses(), 100);
+    // The newest are still refused from memory; the oldest, forgotten, are asked about again
+    // (and still refused: the store keeps counting their failures).
+    asked.length = 0;
+    assert.equal(await fail('10.1.3.231'), 429);
+    assert.equal(asked.length, 0, 'the newest block is answered from memory');
+    assert.equal(await fail('10.1.0.0'), 429);
+    assert.deepEqual(asked, ['authfail:10.1.0.0'], 'the oldest was forgotten, the store still refuses it');
+    await app.close();
+  });
+
+  it('drop expired entries first when the bound is reached', async () => {
+    const { app, auth, fail, advance } = await authApp(10);
+    for (let i = 0; i < 10; i++) await fail(`10.2.0.${i}`), await fail(`10.2.0.${i}`);
+    assert.equal(auth.blockedAddresses(), 10);
+    advance(61_000);
+    await fail('10.2.1.1'), await fail('10.2.1.1');
+    assert.equal(auth.blockedAddresses(), 1, 'the ten expired blocks were swept');
+    await app.close();
   });
 });

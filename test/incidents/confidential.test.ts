@@ -26,11 +26,15 @@ describe('confidential fields never leave through the API', () => {
     h = await buildHarness(teardown);
     acme = await h.tenant('acme', ['incidents:write', 'products:read', 'compliance:read'], { intakeMode: 'case' });
     await h.products.addProduct('acme', 'RTR-2', { name: 'Router' });
+    // The markers are in place BEFORE the later registry entries are written (intake mode change,
+    // a case opened from a signal that carries reporter data), so those entries could leak them.
+    const markReporters = () => h.database.db.updateTable('signals').set({ reporter_name: 'REPORTER-NAME-MARK', reporter_contact: 'reporter-contact@mark.test' }).execute();
     await postIncident(h, acme.key, { description: 'case mode report', sku: 'RTR-2' });
+    await markReporters();
     await h.orgs.setIntakeMode('acme', 'signal');
     const n = (await postIncident(h, acme.key, { description: 'signal mode report', sku: 'RTR-2' })).json().incident_number;
+    await markReporters();
     await caseServices(h).cases.openCase('acme', { signalNumber: n, notifiable: true, note: 'VAULT-NOTE-MARK' });
-    await h.database.db.updateTable('signals').set({ reporter_name: 'REPORTER-NAME-MARK', reporter_contact: 'reporter-contact@mark.test' }).execute();
     await h.database.db.updateTable('cases').set({ notes: 'VAULT-NOTE-MARK' }).execute();
   });
 
@@ -43,7 +47,8 @@ describe('confidential fields never leave through the API', () => {
 
   it('no API response, success or error, contains it', async () => {
     const calls = [
-      postIncident(h, acme.key, { description: 'another', sku: 'RTR-2', reporter_name: 'x' }),
+      // Reporter fields sent by a client are unknown fields: dropped, never stored or registered.
+      postIncident(h, acme.key, { description: 'another', sku: 'RTR-2', reporter_name: 'REPORTER-NAME-MARK', reporter_contact: 'reporter-contact@mark.test' }),
       postIncident(h, acme.key, { title: 'no description' }),
       h.request({ method: 'GET', url: '/api/v1/external/products', key: acme.key }),
       h.request({ method: 'GET', url: SCORE_URL, key: acme.key }),
@@ -60,7 +65,9 @@ describe('confidential fields never leave through the API', () => {
   });
 
   it('registry entries carry no reporter data or notes either', async () => {
-    const entries = await h.database.db.selectFrom('registry_entries').select('details').where('org_id', '=', acme.orgId).execute();
+    const entries = await h.database.db.selectFrom('registry_entries').select(['action', 'details']).where('org_id', '=', acme.orgId).execute();
+    const actions = entries.map((e) => e.action);
+    assert.ok(actions.includes('case.opened') && actions.filter((a) => a === 'signal.received').length === 3, 'written after the markers were set');
     for (const e of entries) assertClean('registry', e.details);
   });
 });
