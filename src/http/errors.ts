@@ -5,6 +5,8 @@ import { AppError, ERROR_STATUS, type ErrorBody, type ErrorCode, type ErrorDetai
 export function sendError(reply: FastifyReply, code: ErrorCode, message: string, details?: ErrorDetail[]): FastifyReply {
   const body: ErrorBody = { errore: message, code, request_id: String(reply.request.id) };
   if (details) body.details = details;
+  // Set here too: some errors (a malformed URL) are answered before any onRequest hook runs.
+  reply.header('x-request-id', String(reply.request.id));
   return reply.code(ERROR_STATUS[code]).type('application/json; charset=utf-8').send(body);
 }
 

@@ -34,10 +34,13 @@ export function trackOperations(app: FastifyInstance): { registerMethodNotAllowe
           method: app.supportedMethods.filter((m) => !methods.has(m)),
           url,
           schema: { hide: true },
-          handler: (request, reply) => {
+          // Answered before the body is parsed (after the host check of the short forms): a
+          // body, well-formed or not, changes nothing.
+          preParsing: (request, reply, _payload, _done) => {
             reply.header('allow', allow);
-            return sendError(reply, 'method_not_allowed', `${request.method} is not allowed here; use ${allow}`);
+            sendError(reply, 'method_not_allowed', `${request.method} is not allowed here; use ${allow}`);
           },
+          handler: () => undefined,
         });
       }
     },
