@@ -8,8 +8,6 @@ export interface Config {
   redisUrl: string | null;
   apiHosts: ReadonlySet<string>;
   productionUrl: string;
-  /** Where users reach this instance (PUBLIC_URL), or null. */
-  publicUrl: string | null;
   rateLimitPerMinute: number;
   authFailureLimitPerMinute: number;
   incidentMaxBytes: number;
