@@ -39,18 +39,14 @@ export function registerRequestDeadlines(app: FastifyInstance, defaultMs: number
     if (raw.complete) return done();
     const ms = request.routeOptions.config?.requestTimeoutMs ?? defaultMs;
     const timer = setTimeout(() => {
-      if (raw.complete || raw.socket.destroyed) return;
-      request.log.info({ timeoutMs: ms }, 'request not received in time; closing the connection');
-      // A response may already be out (a 401 before the body was read): then only close.
       const socket = raw.socket;
-      if (!reply.sent && !reply.raw.headersSent) socket.end(rawErrorResponse('request_timeout', `the request was not received within ${ms} ms`), () => socket.destroy());
-      else socket.destroy();
+      if (raw.complete || reply.sent || socket.destroyed) return;
+      request.log.info({ timeoutMs: ms }, 'request not received in time; closing the connection');
+      socket.end(rawErrorResponse('request_timeout', `the request was not received within ${ms} ms`), () => socket.destroy());
     }, ms);
     timer.unref();
-    raw.once('end', () => clearTimeout(timer));
-    reply.raw.once('close', () => {
-      if (raw.complete) clearTimeout(timer);
-    });
+    // Once answered, Node closes a connection whose request body was not read to its end.
+    reply.raw.once('close', () => clearTimeout(timer));
     done();
   });
 }
