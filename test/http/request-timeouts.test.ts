@@ -25,7 +25,7 @@ describe('request deadlines (server process, raw sockets)', () => {
   function assertCutOff(response: Awaited<ReturnType<typeof rawRequest>>, deadline: number, label: string) {
     assertErrorBody(response, 408, 'request_timeout', label);
     assert.ok(response.closed, `${label}: connection closed`);
-    assert.ok(response.elapsedMs >= deadline - 50 && response.elapsedMs < deadline + 1500, `${label}: after ${response.elapsedMs} ms`);
+    assert.ok(response.elapsedMs >= deadline - 50 && response.elapsedMs < deadline + 4000, `${label}: after ${response.elapsedMs} ms`);
   }
 
   it('headers that never end: 408 at the headers deadline', async () => {
