@@ -1,4 +1,8 @@
+import { noCaseEvents, type CaseEventSink } from './cases/case-events.js';
+import { createCaseEvidenceService } from './cases/case-evidence.service.js';
+import { createCaseReportService } from './cases/case-reports.service.js';
 import { createCaseService } from './cases/cases.service.js';
+import { createTriageService } from './cases/triage.service.js';
 import { createComplianceService } from './compliance/compliance.service.js';
 import type { Database } from './db/index.js';
 import { createIncidentService } from './incidents/incidents.service.js';
@@ -27,13 +31,19 @@ export interface ServiceDeps {
   console?: { secret: string | null; idleMinutes?: number };
   /** Which webhook endpoint URLs are admitted (WEBHOOK_ALLOW_PRIVATE); non-public ones are refused when absent. */
   webhookPolicy?: { allowPrivate: boolean; lookup?: Lookup };
+  /** Called inside the transaction of every case and triage change (default: nothing). */
+  events?: CaseEventSink;
 }
 
-export function createServices({ database, clock = systemClock, console: consoleOptions, webhookPolicy }: ServiceDeps) {
+export function createServices({ database, clock = systemClock, console: consoleOptions, webhookPolicy, events = noCaseEvents }: ServiceDeps) {
   const orgs = createOrgService(database, clock);
   const products = createProductService(database, orgs, clock);
   const box = consoleOptions?.secret ? createSecretBox(consoleOptions.secret) : null;
   const idleMs = (consoleOptions?.idleMinutes ?? DEFAULT_SESSION_LIMITS.idleMs / 60_000) * 60_000;
+  // `events` is where the webhooks outbox joins every case and triage change (cases/case-events.ts).
+  const caseOptions = { clock, events };
+  const cases = createCaseService(database, orgs, products, caseOptions);
+  const reports = createCaseReportService(database, orgs, cases, caseOptions);
   return {
     database,
     clock,
@@ -41,7 +51,10 @@ export function createServices({ database, clock = systemClock, console: console
     products,
     keys: createKeyService(database, orgs, clock),
     incidents: createIncidentService(database, clock),
-    cases: createCaseService(database, orgs, products, clock),
+    cases,
+    triage: createTriageService(database, orgs, caseOptions),
+    reports,
+    evidence: createCaseEvidenceService(database, orgs, cases, reports, { clock }),
     compliance: createComplianceService(database, orgs, clock),
     sbom: createSbomIngestService(database, products, clock),
     sbomHistory: createSbomHistoryService(database, orgs, products),

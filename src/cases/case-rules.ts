@@ -1,15 +1,26 @@
 // Pure case rules shared by intake (mode `case`), `cra-admin case open` and the console.
 import { randomUUID } from 'node:crypto';
-import type { CaseRow, SignalRow } from '../db/schema.js';
+import type { CaseKind, CaseRow, SignalRow } from '../db/schema.js';
+import { AppError } from '../errors.js';
 import { iso } from '../shared/time.js';
 
 /**
  * Where a signal stands in triage. `INCOMING` is the only status the API spec names; a signal
- * leaves it when a case is opened for it (`CASE_OPENED`).
+ * leaves it once, for exactly one outcome (art14.md): a case is opened for it (`CASE_OPENED`),
+ * it is dismissed with a reason (`DISMISSED`) or merged into a case as a duplicate (`MERGED`).
  */
-export type SignalStatus = 'INCOMING' | 'CASE_OPENED';
+export type SignalStatus = 'INCOMING' | 'CASE_OPENED' | 'DISMISSED' | 'MERGED';
 export const SIGNAL_INCOMING: SignalStatus = 'INCOMING';
 export const SIGNAL_CASE_OPENED: SignalStatus = 'CASE_OPENED';
+export const SIGNAL_DISMISSED: SignalStatus = 'DISMISSED';
+export const SIGNAL_MERGED: SignalStatus = 'MERGED';
+
+/** A signal that has left INCOMING was triaged once and for all. */
+export function assertUntriaged(signal: Pick<SignalRow, 'incident_number' | 'status' | 'merged_into'>): void {
+  if (signal.status === SIGNAL_INCOMING) return;
+  const outcome = signal.status === SIGNAL_MERGED ? `MERGED into case ${signal.merged_into}` : signal.status;
+  throw new AppError('conflict', `signal ${signal.incident_number} was already triaged (${outcome}); a signal is triaged once`);
+}
 
 const HOUR_MS = 3_600_000;
 /** CRA Art. 14: early warning within 24 h, notification within 72 h of becoming aware. */
@@ -38,6 +49,10 @@ export interface NewCaseFields {
   awareAt: Date;
   note?: string | null;
   now: string;
+  /** Actively exploited vulnerability (default) or severe incident. */
+  kind?: CaseKind;
+  /** Why a case is not notifiable (ignored for a notifiable one). */
+  notifiableReason?: string | null;
 }
 
 /** The row for a new open case on `signal`: same incident number, deadlines from awareness. */
@@ -60,5 +75,11 @@ export function newCaseRow(signal: SignalRow, fields: NewCaseFields): CaseRow {
     notes: fields.note?.trim() || null,
     created_at: fields.now,
     closed_at: null,
+    kind: fields.kind ?? 'vulnerability',
+    notifiable_reason: fields.notifiable ? null : fields.notifiableReason?.trim() || null,
+    fix_available_at: null,
+    fix_description: null,
+    advisory_published_at: null,
+    advisory_url: null,
   };
 }

@@ -24,6 +24,16 @@ export const casesRepo = {
     return Number(result.numUpdatedRows) === 1;
   },
 
+  /** Records the corrective measure of an open case, once. */
+  async updateFix(db: Executor, id: string, change: { fix_available_at: string; fix_description: string | null }): Promise<boolean> {
+    const result = await db.updateTable('cases').set(change).where('id', '=', id).where('status', '=', 'open').where('fix_available_at', 'is', null).executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  },
+
+  async setAdvisoryPublication(db: Executor, id: string, change: { advisory_published_at: string; advisory_url: string }): Promise<void> {
+    await db.updateTable('cases').set(change).where('id', '=', id).execute();
+  },
+
   findByNumber(db: Executor, orgId: string, incidentNumber: number): Promise<CaseWithProduct | undefined> {
     return casesWithProduct(db, orgId).where('c.incident_number', '=', incidentNumber).executeTakeFirst();
   },

@@ -3,7 +3,9 @@ import type { CaseRow, SignalRow } from '../db/schema.js';
 import { signalsRepo } from '../incidents/signals.repo.js';
 import { appendRegistryEntry } from '../registry/registry.service.js';
 import { emitCaseOpened } from '../webhooks/case-events.js';
-import { newCaseRow, SIGNAL_CASE_OPENED, type NewCaseFields } from './case-rules.js';
+import { AppError } from '../errors.js';
+import { noCaseEvents, type CaseEventSink } from './case-events.js';
+import { newCaseRow, SIGNAL_CASE_OPENED, SIGNAL_INCOMING, type NewCaseFields } from './case-rules.js';
 import { casesRepo } from './cases.repo.js';
 
 export interface OpenCaseFields extends NewCaseFields {
@@ -18,21 +20,24 @@ export interface OpenCaseFields extends NewCaseFields {
  * the `case.opened` registry entry and webhook event. The one place a case comes into being, for intake in mode
  * `case` (same transaction as the signal) and for the human decision (CLI, console).
  */
-export async function openCase(trx: Trx, signal: SignalRow, fields: OpenCaseFields): Promise<CaseRow> {
+export async function openCase(trx: Trx, signal: SignalRow, fields: OpenCaseFields, events: CaseEventSink = noCaseEvents): Promise<CaseRow> {
   const row = newCaseRow(signal, fields);
   await casesRepo.insert(trx, row);
-  if (signal.status !== SIGNAL_CASE_OPENED) await signalsRepo.setStatus(trx, signal.id, SIGNAL_CASE_OPENED);
-  await appendRegistryEntry(
-    trx,
-    signal.org_id,
-    {
-      actor: fields.actor,
-      action: 'case.opened',
-      subject: `case ${row.incident_number}`,
-      details: { incident_number: row.incident_number, notifiable: fields.notifiable, aware_at: row.aware_at, product_sku: fields.productSku },
-    },
-    fields.now,
-  );
+  // Only an INCOMING signal moves (intake in mode `case` stores it as CASE_OPENED already): a
+  // concurrent dismissal or merge wins, and this opening fails instead of overwriting it.
+  if (signal.status !== SIGNAL_CASE_OPENED && !(await signalsRepo.setStatusFrom(trx, signal.id, SIGNAL_INCOMING, SIGNAL_CASE_OPENED))) {
+    throw new AppError('conflict', `signal ${signal.incident_number} was triaged meanwhile; list it and retry`);
+  }
+  const details = {
+    incident_number: row.incident_number,
+    kind: row.kind,
+    notifiable: fields.notifiable,
+    notifiable_reason: row.notifiable_reason,
+    aware_at: row.aware_at,
+    product_sku: fields.productSku,
+  };
+  await appendRegistryEntry(trx, signal.org_id, { actor: fields.actor, action: 'case.opened', subject: `case ${row.incident_number}`, details }, fields.now);
+  await events(trx, { type: 'case.opened', orgId: signal.org_id, incidentNumber: row.incident_number, at: fields.now, data: details });
   await emitCaseOpened(trx, row, fields.productSku);
   return row;
 }

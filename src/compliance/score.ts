@@ -1,3 +1,4 @@
+import { caseStages, missedStages, type CaseKind } from '../cases/stage-rules.js';
 import { iso } from '../shared/time.js';
 
 // The compliance indicators of decisions §3, as one pure function of the organisation's cases,
@@ -14,6 +15,11 @@ export interface ScoreCase {
   full_notification_deadline: string;
   early_warning_sent_at: string | null;
   notification_sent_at: string | null;
+  /** Article 14 beyond the 24 h / 72 h clocks (art14.md); absent on a case with neither. */
+  kind?: CaseKind;
+  fix_available_at?: string | null;
+  final_filed_at?: string | null;
+  intermediates?: ReadonlyArray<{ seq: number; due: string; filed_at: string | null }>;
 }
 
 export interface ScoreProduct {
@@ -41,10 +47,14 @@ export interface ComplianceScore {
 
 export interface MissedDeadline {
   incident_number: number;
-  deadline: 'early_warning' | 'full_notification';
+  deadline: 'early_warning' | 'full_notification' | 'intermediate_report' | 'final_report';
+  /** Which intermediate report (1, 2, …); absent for the other deadlines. */
+  seq?: number;
   due: string;
   sent_at: string | null;
 }
+
+const DEADLINE_NAMES = { early_warning: 'early_warning', notification: 'full_notification', intermediate: 'intermediate_report', final: 'final_report' } as const;
 
 export interface RuleResult {
   rule: 1 | 2 | 3 | 4;
@@ -97,20 +107,35 @@ export function activeTimers(cases: readonly ScoreCase[]): ActiveTimer[] {
 
 /**
  * Deadlines of open notifiable cases that have passed (now is after them) and were not met:
- * nothing sent, or sent after the deadline. Sending exactly at the deadline meets it.
+ * nothing sent, or sent after the deadline. Sending exactly at the deadline meets it. Every
+ * Article 14 stage counts: early warning, notification, intermediate and final reports.
  */
 export function missedDeadlines(cases: readonly ScoreCase[], now: Date): MissedDeadline[] {
   const missed: MissedDeadline[] = [];
   for (const c of cases) {
     if (c.status !== 'open' || !c.notifiable) continue;
-    const checks = [
-      { deadline: 'early_warning' as const, due: c.early_warning_deadline, sent: c.early_warning_sent_at },
-      { deadline: 'full_notification' as const, due: c.full_notification_deadline, sent: c.notification_sent_at },
-    ];
-    for (const { deadline, due, sent } of checks) {
-      const passed = now.getTime() > ms(due);
-      const met = sent !== null && ms(sent) <= ms(due);
-      if (passed && !met) missed.push({ incident_number: c.incident_number, deadline, due, sent_at: sent });
+    const stages = caseStages(
+      {
+        kind: c.kind ?? 'vulnerability',
+        notifiable: true,
+        early_warning_deadline: c.early_warning_deadline,
+        full_notification_deadline: c.full_notification_deadline,
+        early_warning_sent_at: c.early_warning_sent_at,
+        notification_sent_at: c.notification_sent_at,
+        fix_available_at: c.fix_available_at ?? null,
+        final_filed_at: c.final_filed_at ?? null,
+        intermediates: c.intermediates ?? [],
+      },
+      now,
+    );
+    for (const s of missedStages(stages)) {
+      missed.push({
+        incident_number: c.incident_number,
+        deadline: DEADLINE_NAMES[s.stage],
+        ...(s.stage === 'intermediate' ? { seq: s.seq } : {}),
+        due: s.due!,
+        sent_at: s.filed_at,
+      });
     }
   }
   return missed;
@@ -137,7 +162,7 @@ export function computeScore(input: { cases: readonly ScoreCase[]; products: rea
     {
       rule: 2,
       name: 'missed_deadlines',
-      description: '20 per passed, unmet deadline (early warning, notification) of an open notifiable case, at most 40',
+      description: '20 per passed, unmet deadline (early warning, notification, intermediate and final report) of an open notifiable case, at most 40',
       inputs: { missed },
       penalty: Math.min(20 * missed.length, 40),
     },

@@ -8,6 +8,8 @@ export type IntakeMode = 'signal' | 'case';
 export type ProductStatus = 'active' | 'archived';
 export type SbomStatus = 'none' | 'cyclonedx' | 'spdx';
 export type CaseStatus = 'open' | 'closed';
+export type CaseKind = 'vulnerability' | 'incident';
+export type StageName = 'early_warning' | 'notification' | 'intermediate' | 'final';
 
 export interface OrganisationsTable {
   id: string;
@@ -20,6 +22,11 @@ export interface OrganisationsTable {
   /** Sequence number and hash of the newest activity registry entry (the chain's head). */
   registry_seq: Generated<number>;
   registry_head: string;
+  /** Article 14 reports: legal name, postal address, security contact, Member State of main establishment. */
+  legal_name: string | null;
+  postal_address: string | null;
+  contact_email: string | null;
+  member_state: string | null;
 }
 
 export interface ApiKeysTable {
@@ -55,6 +62,8 @@ export interface ProductsTable {
   sbom_components: number;
   created_at: string;
   updated_at: string;
+  /** JSON array of Member State codes where the product is made available, or ["EU"]. */
+  markets: string | null;
 }
 
 export interface ReleasesTable {
@@ -110,6 +119,10 @@ export interface SignalsTable {
   source: string;
   reporter_name: string | null;
   reporter_contact: string | null;
+  /** Why it was dismissed (status DISMISSED). */
+  triage_reason: string | null;
+  /** The incident number of the case it was merged into (status MERGED). */
+  merged_into: number | null;
 }
 
 export interface CasesTable {
@@ -129,6 +142,32 @@ export interface CasesTable {
   notes: string | null;
   created_at: string;
   closed_at: string | null;
+  kind: CaseKind;
+  notifiable_reason: string | null;
+  fix_available_at: string | null;
+  fix_description: string | null;
+  advisory_published_at: string | null;
+  advisory_url: string | null;
+}
+
+export interface CaseReportsTable {
+  id: string;
+  org_id: string;
+  case_id: string;
+  stage: StageName;
+  seq: number;
+  due_at: string | null;
+  requested_at: string | null;
+  /** JSON object: the draft's field values. */
+  fields: string;
+  updated_at: string;
+  filed_at: string | null;
+  srp_reference: string | null;
+  filed_by: string | null;
+  /** Canonical JSON of what was filed, frozen; null when the filing was recorded without content. */
+  content: string | null;
+  content_sha256: string | null;
+  recorded_at: string | null;
 }
 
 export interface RegistryEntriesTable {
@@ -286,6 +325,7 @@ export interface DB {
   sbom_components: SbomComponentsTable;
   signals: SignalsTable;
   cases: CasesTable;
+  case_reports: CaseReportsTable;
   registry_entries: RegistryEntriesTable;
   users: UsersTable;
   memberships: MembershipsTable;
@@ -308,6 +348,7 @@ export type NewProduct = Insertable<ProductsTable>;
 export type ProductUpdate = Updateable<ProductsTable>;
 export type SignalRow = Selectable<SignalsTable>;
 export type CaseRow = Selectable<CasesTable>;
+export type CaseReportRow = Selectable<CaseReportsTable>;
 export type RegistryEntryRow = Selectable<RegistryEntriesTable>;
 export type UserRow = Selectable<UsersTable>;
 export type InvitationRow = Selectable<InvitationsTable>;

@@ -71,6 +71,8 @@ export function createIncidentService(database: Database, clock: Clock = systemC
           source: reporter.source,
           reporter_name: null,
           reporter_contact: null,
+          triage_reason: null,
+          merged_into: null,
         };
         await signalsRepo.insert(trx, signal);
         const subject = `signal ${incidentNumber}`;

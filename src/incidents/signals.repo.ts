@@ -43,6 +43,17 @@ export const signalsRepo = {
     await db.updateTable('signals').set({ status }).where('id', '=', id).execute();
   },
 
+  /** Moves a signal from one status to another; false when it was no longer in `from`. */
+  async setStatusFrom(db: Executor, id: string, from: string, to: string, extra: { triage_reason?: string | null; merged_into?: number | null } = {}): Promise<boolean> {
+    const result = await db.updateTable('signals').set({ status: to, ...extra }).where('id', '=', id).where('status', '=', from).executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  },
+
+  async setProduct(db: Executor, id: string, productId: string): Promise<boolean> {
+    const result = await db.updateTable('signals').set({ product_id: productId }).where('id', '=', id).where('status', '=', 'INCOMING').executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  },
+
   findByNumber(db: Executor, orgId: string, incidentNumber: number): Promise<SignalWithProduct | undefined> {
     return signalsWithProduct(db, orgId).where('s.incident_number', '=', incidentNumber).executeTakeFirst();
   },

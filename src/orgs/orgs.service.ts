@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/index.js';
 import type { IntakeMode, Organisation } from '../db/schema.js';
+import { MEMBER_STATES } from '../cases/report-catalogue.js';
 import { AppError } from '../errors.js';
 import { appendRegistryEntry } from '../registry/registry.service.js';
 import { GENESIS_HASH } from '../registry/registry-chain.js';
@@ -19,6 +20,48 @@ const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
 export function toOrganisationView(org: Organisation): OrganisationView {
   return { id: org.id, slug: org.slug, name: org.name, intake_mode: org.intake_mode };
+}
+
+/** What the Article 14 reports say about the manufacturer (art14.md). */
+export interface OrganisationDetails {
+  legal_name: string | null;
+  postal_address: string | null;
+  contact_email: string | null;
+  member_state: string | null;
+}
+
+export interface OrganisationDetailsInput {
+  legalName?: string;
+  postalAddress?: string;
+  contactEmail?: string;
+  memberState?: string;
+}
+
+export function toOrganisationDetails(org: Organisation): OrganisationDetails {
+  return { legal_name: org.legal_name, postal_address: org.postal_address, contact_email: org.contact_email, member_state: org.member_state };
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** Checks and normalises the given details; an empty string clears a value. */
+function checkedDetails(input: OrganisationDetailsInput): Partial<OrganisationDetails> {
+  const change: Partial<OrganisationDetails> = {};
+  const text = (v: string) => v.trim() || null;
+  if (input.legalName !== undefined) change.legal_name = text(input.legalName);
+  if (input.postalAddress !== undefined) change.postal_address = text(input.postalAddress);
+  if (input.contactEmail !== undefined) {
+    const email = text(input.contactEmail);
+    if (email !== null && !EMAIL.test(email)) throw new AppError('validation_failed', `"${email}" is not an e-mail address`);
+    change.contact_email = email;
+  }
+  if (input.memberState !== undefined) {
+    const code = input.memberState.trim().toUpperCase() || null;
+    if (code !== null && !(MEMBER_STATES as readonly string[]).includes(code)) {
+      throw new AppError('validation_failed', `member state must be one of the 27 ISO 3166-1 codes: ${MEMBER_STATES.join(', ')}`);
+    }
+    change.member_state = code;
+  }
+  return change;
 }
 
 export function createOrgService(database: Database, clock: Clock = systemClock) {
@@ -48,6 +91,10 @@ export function createOrgService(database: Database, clock: Clock = systemClock)
         intake_mode: input.intakeMode ?? 'signal',
         created_at: now,
         registry_head: GENESIS_HASH,
+        legal_name: null,
+        postal_address: null,
+        contact_email: null,
+        member_state: null,
       };
       await database.transaction(async (trx) => {
         await orgsRepo.insert(trx, org);
@@ -63,6 +110,24 @@ export function createOrgService(database: Database, clock: Clock = systemClock)
 
     async listOrgs(): Promise<OrganisationView[]> {
       return (await orgsRepo.list(database.db)).map(toOrganisationView);
+    },
+
+    async describeOrg(slug: string): Promise<OrganisationView & OrganisationDetails> {
+      const org = await requireOrg(slug);
+      return { ...toOrganisationView(org), ...toOrganisationDetails(org) };
+    },
+
+    /** Legal name, postal address, security contact and Member State, for the Article 14 reports. */
+    async setDetails(slug: string, input: OrganisationDetailsInput): Promise<OrganisationView & OrganisationDetails> {
+      const org = await requireOrg(slug);
+      const change = checkedDetails(input);
+      if (Object.keys(change).length === 0) throw new AppError('validation_failed', 'nothing to change');
+      await database.transaction(async (trx) => {
+        await orgsRepo.setDetails(trx, org.id, change);
+        await appendRegistryEntry(trx, org.id, { actor: 'cli', action: 'org.details_changed', subject: org.slug, details: change }, iso(clock()));
+      });
+      const updated = { ...org, ...change };
+      return { ...toOrganisationView(updated), ...toOrganisationDetails(updated) };
     },
 
     async setIntakeMode(slug: string, mode: IntakeMode): Promise<OrganisationView> {

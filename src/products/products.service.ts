@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/index.js';
 import { isUniqueViolation } from '../db/index.js';
 import type { ProductRow, ProductStatus, SbomStatus } from '../db/schema.js';
+import { MEMBER_STATES } from '../cases/report-catalogue.js';
 import { AppError } from '../errors.js';
 import type { OrgService } from '../orgs/orgs.service.js';
 import { appendRegistryEntry } from '../registry/registry.service.js';
@@ -30,6 +31,8 @@ export interface ProductFields {
   gtin?: string | null;
   firmwareVersion?: string | null;
   endOfSupport?: Date | null;
+  /** Member States where the product is made available: codes, or ['EU'] for all (art14.md). */
+  markets?: string[] | null;
 }
 
 const SKU = /^[A-Za-z0-9._\-]{1,100}$/;
@@ -42,6 +45,17 @@ function checkedGtin(gtin: string | null | undefined): Pick<ProductRow, 'gtin' |
   const normalised = normaliseGtin(declared);
   if (!normalised) throw new AppError('validation_failed', `"${gtin}" is not a valid GTIN (8, 12, 13 or 14 digits with a correct check digit)`);
   return { gtin: normalised, gtin_declared: declared };
+}
+
+/** Member State codes, or exactly EU for all of them; stored as a JSON array. */
+function checkedMarkets(markets: string[] | null | undefined): string | null | undefined {
+  if (markets === undefined || markets === null) return markets;
+  const codes = [...new Set(markets.map((m) => m.trim().toUpperCase()).filter(Boolean))];
+  if (codes.length === 0) return null;
+  if (codes.includes('EU') && codes.length > 1) throw new AppError('validation_failed', 'markets: EU already means every Member State; give EU alone or a list of codes');
+  const bad = codes.filter((c) => c !== 'EU' && !(MEMBER_STATES as readonly string[]).includes(c));
+  if (bad.length) throw new AppError('validation_failed', `markets: not Member States: ${bad.join(', ')} (one of ${MEMBER_STATES.join(', ')}, or EU)`);
+  return JSON.stringify(codes);
 }
 
 function checkedName(name: string | undefined): string | undefined {
@@ -92,6 +106,7 @@ export function createProductService(database: Database, orgs: OrgService, clock
         sbom_components: 0,
         created_at: now,
         updated_at: now,
+        markets: checkedMarkets(fields.markets) ?? null,
       };
       const { id: _id, org_id: _org, ...details } = row;
       await writeProduct(actor, org.id, 'product.added', sku, details, (trx) => productsRepo.insert(trx, row), now);
@@ -108,6 +123,7 @@ export function createProductService(database: Database, orgs: OrgService, clock
       Object.assign(change, checkedGtin(fields.gtin));
       if (fields.firmwareVersion !== undefined) change.firmware_version = fields.firmwareVersion?.trim() || null;
       if (fields.endOfSupport !== undefined) change.end_of_support = fields.endOfSupport ? iso(fields.endOfSupport) : null;
+      if (fields.markets !== undefined) change.markets = checkedMarkets(fields.markets) ?? null;
       if (Object.keys(change).length === 0) throw new AppError('validation_failed', 'nothing to update');
       await writeProduct(actor, org.id, 'product.updated', sku, change, (trx) => productsRepo.update(trx, product.id, { ...change, updated_at: now }), now);
       return { ...product, ...change, updated_at: now };

@@ -10,6 +10,7 @@ export async function emitCaseOpened(trx: Trx, row: CaseRow, productSku: string 
   if (row.notifiable !== 1) return;
   const data = {
     incident_number: row.incident_number,
+    kind: row.kind,
     title: row.title,
     product_sku: productSku,
     aware_at: row.aware_at,
@@ -20,4 +21,14 @@ export async function emitCaseOpened(trx: Trx, row: CaseRow, productSku: string 
 
 export async function emitCaseClosed(trx: Trx, orgId: string, incidentNumber: number, at: string): Promise<void> {
   await emitEvent(trx, orgId, 'case.closed', { incident_number: incidentNumber }, at);
+}
+
+/** `case.report_filed`: a stage's report was filed in the SRP (Article 14 reports, or a send recorded without content). */
+export async function emitReportFiled(
+  trx: Trx,
+  orgId: string,
+  report: { incident_number: number; stage: string; seq: number; filed_at: string; reference: string | null },
+  at: string,
+): Promise<void> {
+  await emitEvent(trx, orgId, 'case.report_filed', report, at);
 }

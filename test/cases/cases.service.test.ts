@@ -46,13 +46,21 @@ describe('cases (console decisions on signals)', () => {
       notification_sent_at: null,
       created_at: now.toISOString(),
       closed_at: null,
+      kind: 'vulnerability',
+      notifiable_reason: null,
+      fix_available_at: null,
+      stages: [
+        { stage: 'early_warning', seq: 0, due: new Date(now.getTime() + 24 * H).toISOString(), filed_at: null, state: 'pending' },
+        { stage: 'notification', seq: 0, due: new Date(now.getTime() + 72 * H).toISOString(), filed_at: null, state: 'pending' },
+        { stage: 'final', seq: 0, due: null, filed_at: null, state: 'waiting' },
+      ],
     });
     const row = await h.database.db.selectFrom('cases').selectAll().where('id', '=', opened.id).executeTakeFirstOrThrow();
     assert.equal(row.notes, 'VAULT: call the CERT', 'the confidential note is stored');
     const sig = await h.database.db.selectFrom('signals').select('status').where('org_id', '=', acme.orgId).where('incident_number', '=', n).executeTakeFirstOrThrow();
     assert.equal(sig.status, 'CASE_OPENED');
     const last = (await registryActions(acme.orgId)).at(-1)!;
-    assert.deepEqual(last, { action: 'case.opened', subject: `case ${n}`, details: { aware_at: now.toISOString(), incident_number: n, notifiable: true, product_sku: 'RTR-2' } });
+    assert.deepEqual(last, { action: 'case.opened', subject: `case ${n}`, details: { aware_at: now.toISOString(), incident_number: n, kind: 'vulnerability', notifiable: true, notifiable_reason: null, product_sku: 'RTR-2' } });
     assert.ok(!JSON.stringify(last).includes('VAULT'), 'the note never enters the registry');
   });
 
@@ -116,7 +124,14 @@ describe('cases (console decisions on signals)', () => {
     assert.deepEqual(actions[0], {
       action: 'case.early_warning_recorded',
       subject: `case ${n}`,
-      details: { deadline: new Date(awareAt.getTime() + 24 * H).toISOString(), incident_number: n, on_time: false, sent_at: late.toISOString() },
+      details: {
+        deadline: new Date(awareAt.getTime() + 24 * H).toISOString(),
+        incident_number: n,
+        on_time: false,
+        sent_at: late.toISOString(),
+        without_content: true,
+        note: 'recorded without report content',
+      },
     });
     assert.equal(actions[1]!.action, 'case.notification_recorded');
     assert.equal(actions[1]!.details.on_time, true);
@@ -125,12 +140,14 @@ describe('cases (console decisions on signals)', () => {
   it('closes a case once; a closed case takes no more recordings', async () => {
     const n = await signal({});
     await svc.cases.openCase('acme', { signalNumber: n, notifiable: true });
+    await rejects(svc.cases.closeCase('acme', n), 'conflict', /cannot close: not yet filed: early warning \(pending, due .*\); notification \(pending/);
+    await svc.cases.recordEarlyWarning('acme', n);
+    await svc.cases.recordNotification('acme', n);
     const closed = await svc.cases.closeCase('acme', n);
     assert.equal(closed.status, 'closed');
     assert.equal(closed.closed_at, h.clock.now().toISOString());
     await rejects(svc.cases.closeCase('acme', n), 'conflict', /already closed/);
     await rejects(svc.cases.recordEarlyWarning('acme', n), 'conflict', /closed/);
-    await rejects(svc.cases.recordNotification('acme', n), 'conflict', /closed/);
     assert.equal((await registryActions(acme.orgId)).at(-1)!.action, 'case.closed');
     const listed = (await svc.cases.listCases('acme')).find((c) => c.incident_number === n)!;
     assert.equal(listed.status, 'closed');
@@ -148,6 +165,8 @@ describe('cases (console decisions on signals)', () => {
     const second = await post();
     await svc.cases.openCase('lab', { signalNumber: second, notifiable: true });
     assert.equal(await riskOf(lab.key, 'LAB-1'), 'high');
+    await svc.cases.recordEarlyWarning('lab', second);
+    await svc.cases.recordNotification('lab', second);
     await svc.cases.closeCase('lab', second);
     assert.equal(await riskOf(lab.key, 'LAB-1'), 'medium');
     await svc.cases.closeCase('lab', first);

@@ -1,9 +1,19 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
+import type { CaseView } from '../../cases/cases.service.js';
+import { stageLabel, type CaseKind } from '../../cases/stage-rules.js';
+import { AppError } from '../../errors.js';
+import { addReportCommands } from './case-reports.js';
 import { action, timestampOption } from '../context.js';
 import { table } from '../output.js';
 import { incidentNumberOption } from './signal.js';
 
-const COLUMNS = ['incident_number', 'status', 'notifiable', 'product_sku', 'aware_at', 'early_warning_deadline', 'early_warning_sent_at', 'full_notification_deadline', 'notification_sent_at', 'title'];
+const COLUMNS = ['incident_number', 'status', 'kind', 'notifiable', 'product_sku', 'aware_at', 'stages', 'title'];
+
+/** "early_warning met · notification overdue (due …) · final waiting" for the table. */
+function stagesText(c: CaseView): string {
+  if (!c.notifiable) return `not notifiable${c.notifiable_reason ? `: ${c.notifiable_reason}` : ''}`;
+  return c.stages.map((s) => `${stageLabel(s.stage, s.seq)} ${s.state}${s.filed_at ? '' : s.due ? ` (due ${s.due})` : ''}`).join(' · ');
+}
 
 /** `case early-warning` and `case notify`: the same command for each of the two CRA Art. 14 sends. */
 const SENDS = [
@@ -18,23 +28,30 @@ export function caseCommand(): Command {
     .description('open a case on a signal (same incident number); deadlines are awareness + 24 h and + 72 h')
     .requiredOption('--org <slug>', 'organisation')
     .requiredOption('--signal <number>', "the signal's incident number", incidentNumberOption)
-    .option('--notifiable', 'an actively exploited vulnerability or severe incident: the 24 h / 72 h clocks run')
+    .option('--notifiable', 'an actively exploited vulnerability or severe incident: the Article 14 clocks run')
+    .option('--not-notifiable', 'decided not notifiable (needs --reason)')
+    .option('--reason <text>', 'why the case is not notifiable')
+    .addOption(new Option('--kind <kind>', 'actively exploited vulnerability (14(1)) or severe incident (14(3))').choices(['vulnerability', 'incident']).default('vulnerability'))
     .option('--aware-at <timestamp>', 'when the manufacturer became aware (RFC 3339; default now)', timestampOption)
     .option('--product <sku>', "the affected product (default: the signal's matched product)")
     .option('--title <title>', 'case title (default: the signal title, or the first line of its description, ≤ 120 characters)')
     .option('--note <text>', 'confidential note, stored but never shown by the API')
     .action(
-      action(async (ctx, opts: { org: string; signal: number; notifiable?: boolean; awareAt?: Date; product?: string; title?: string; note?: string }) => {
+      action(async (ctx, opts: { org: string; signal: number; notifiable?: boolean; notNotifiable?: boolean; reason?: string; kind: CaseKind; awareAt?: Date; product?: string; title?: string; note?: string }) => {
+        if (opts.notifiable && opts.notNotifiable) throw new AppError('validation_failed', 'give --notifiable or --not-notifiable, not both');
+        if (opts.notNotifiable && !opts.reason?.trim()) throw new AppError('validation_failed', '--not-notifiable needs --reason');
+        if (opts.reason !== undefined && !opts.notNotifiable) throw new AppError('validation_failed', '--reason goes with --not-notifiable');
         const opened = await ctx.cases.openCase(opts.org, {
           signalNumber: opts.signal,
-          notifiable: opts.notifiable === true,
+          notifiable: opts.notifiable === true ? true : opts.notNotifiable ? false : undefined,
+          notifiableReason: opts.reason,
+          kind: opts.kind,
           awareAt: opts.awareAt,
           productSku: opts.product,
           title: opts.title,
           note: opts.note,
         });
-        const clocks = opened.notifiable ? `early warning due ${opened.early_warning_deadline}, notification due ${opened.full_notification_deadline}` : 'not notifiable';
-        return { json: opened, text: `opened case ${opened.incident_number} "${opened.title}": ${clocks}` };
+        return { json: opened, text: `opened case ${opened.incident_number} (${opened.kind}) "${opened.title}": ${stagesText(opened)}` };
       }),
     );
   kase
@@ -44,7 +61,7 @@ export function caseCommand(): Command {
     .action(
       action(async (ctx, opts: { org: string }) => {
         const cases = await ctx.cases.listCases(opts.org);
-        return { json: cases, text: table(cases as unknown as Array<Record<string, unknown>>, COLUMNS) };
+        return { json: cases, text: table(cases.map((c) => ({ ...c, stages: stagesText(c) })), COLUMNS) };
       }),
     );
   for (const send of SENDS) {
@@ -75,5 +92,6 @@ export function caseCommand(): Command {
         return { json: closed, text: `closed case ${closed.incident_number}` };
       }),
     );
+  addReportCommands(kase);
   return kase;
 }

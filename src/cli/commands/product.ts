@@ -10,6 +10,7 @@ interface FieldOptions {
   gtin?: string;
   firmwareVersion?: string;
   endOfSupport?: Date;
+  markets?: string[];
 }
 
 function view(p: ProductRow) {
@@ -23,6 +24,7 @@ function view(p: ProductRow) {
     status: p.status,
     sbom_status: p.sbom_status,
     sbom_components: p.sbom_components,
+    markets: p.markets ? (JSON.parse(p.markets) as string[]) : null,
   };
 }
 
@@ -32,7 +34,8 @@ function withFieldOptions(command: Command): Command {
     .requiredOption('--sku <sku>', 'stock-keeping unit, unique in the organisation')
     .option('--gtin <gtin>', 'GTIN-8/12/13/14 (shown as given, matched in its 14-digit form)')
     .option('--firmware-version <version>', 'current firmware version')
-    .option('--end-of-support <timestamp>', 'declared end of support (RFC 3339)', timestampOption);
+    .option('--end-of-support <timestamp>', 'declared end of support (RFC 3339)', timestampOption)
+    .option('--markets <codes>', 'Member States where it is made available: DE,FR or EU for all', (v: string) => v.split(','));
 }
 
 export function productCommand(): Command {
@@ -46,6 +49,7 @@ export function productCommand(): Command {
           gtin: opts.gtin,
           firmwareVersion: opts.firmwareVersion,
           endOfSupport: opts.endOfSupport,
+          markets: opts.markets,
         });
         return { json: view(row), text: `added product ${row.sku} (${row.id})` };
       }),
@@ -59,6 +63,7 @@ export function productCommand(): Command {
           gtin: opts.gtin,
           firmwareVersion: opts.firmwareVersion,
           endOfSupport: opts.endOfSupport,
+          markets: opts.markets,
         });
         return { json: view(row), text: `updated product ${row.sku}` };
       }),

@@ -23,6 +23,8 @@ function view(s: SignalWithProduct) {
     sku: s.sku,
     gtin: s.gtin,
     product_sku: s.product_sku,
+    triage_reason: s.triage_reason,
+    merged_into: s.merged_into,
   };
 }
 
@@ -39,6 +41,36 @@ export function signalCommand(): Command {
         const rows = (await ctx.incidents.listSignals(org.id, { unattributed: opts.unattributed === true })).map(view);
         const lines = rows.map((r) => ({ ...r, summary: (r.title ?? r.description.split('\n')[0] ?? '').slice(0, 60) }));
         return { json: rows, text: table(lines, ['incident_number', 'status', 'received_at', 'source', 'product_sku', 'cve', 'summary']) };
+      }),
+    );
+  const triage = (name: string, description: string) =>
+    signal
+      .command(name)
+      .description(description)
+      .requiredOption('--org <slug>', 'organisation')
+      .requiredOption('--signal <number>', "the signal's incident number", incidentNumberOption);
+  triage('dismiss', 'triage: no case (not a security issue, not ours, spam …); the reason is kept')
+    .requiredOption('--reason <text>', 'why it is dismissed')
+    .action(
+      action(async (ctx, opts: { org: string; signal: number; reason: string }) => {
+        const s = await ctx.triage.dismissSignal(opts.org, opts.signal, opts.reason);
+        return { json: view(s), text: `signal ${s.incident_number} dismissed: ${s.triage_reason}` };
+      }),
+    );
+  triage('merge', 'triage: a duplicate report of an existing case (no second clock)')
+    .requiredOption('--into <case>', 'incident number of the case', incidentNumberOption)
+    .action(
+      action(async (ctx, opts: { org: string; signal: number; into: number }) => {
+        const s = await ctx.triage.mergeSignal(opts.org, opts.signal, opts.into);
+        return { json: view(s), text: `signal ${s.incident_number} merged into case ${s.merged_into}` };
+      }),
+    );
+  triage('attribute', 'name the product of a signal that is still INCOMING (it leaves the unattributed list)')
+    .requiredOption('--sku <sku>', 'the product')
+    .action(
+      action(async (ctx, opts: { org: string; signal: number; sku: string }) => {
+        const s = await ctx.triage.attributeSignal(opts.org, opts.signal, opts.sku);
+        return { json: view(s), text: `signal ${s.incident_number} attributed to ${s.product_sku}` };
       }),
     );
   return signal;
