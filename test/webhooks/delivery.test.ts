@@ -163,12 +163,15 @@ describe('webhook delivery', () => {
     receiver.secret = added.secret;
     const n = (await postIncident(h, other.key, { description: 'reported by alice@example.com' })).json().incident_number as number;
     await svc.cases.openCase('quiet', { signalNumber: n, notifiable: true, note: 'VAULT-NOTE call the CERT' });
+    // A case closes once every due stage is filed (art14.md); each filing is an event too.
+    await svc.cases.recordEarlyWarning('quiet', n);
+    await svc.cases.recordNotification('quiet', n);
     await svc.cases.closeCase('quiet', n);
-    assert.equal(await parts.dispatcher.runOnce(), 2);
-    const bodies = receiver.received.slice(-2).map((r) => r.body);
+    assert.equal(await parts.dispatcher.runOnce(), 4);
+    const bodies = receiver.received.slice(-4).map((r) => r.body);
     assert.deepEqual(
       bodies.map((b) => JSON.parse(b).type),
-      ['case.opened', 'case.closed'],
+      ['case.opened', 'case.report_filed', 'case.report_filed', 'case.closed'],
     );
     for (const body of bodies) {
       assert.equal(body.includes('VAULT-NOTE'), false);

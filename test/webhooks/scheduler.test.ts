@@ -37,7 +37,7 @@ describe('the clock-event scheduler', () => {
   };
   const openCaseAware = async (awareAt: Date, notifiable = true) => {
     const n = (await postIncident(h, acme.key, { description: 'clock' })).json().incident_number as number;
-    await svc.cases.openCase('acme', { signalNumber: n, notifiable, awareAt });
+    await svc.cases.openCase('acme', { signalNumber: n, notifiable, awareAt, notifiableReason: notifiable ? undefined : 'not exploited' });
     return n;
   };
 
@@ -82,6 +82,7 @@ describe('the clock-event scheduler', () => {
     await svc.cases.recordNotification('acme', n);
     h.clock.advance(3 * 86_400_000);
     assert.equal(await scheduler().runOnce(), 0);
+    await svc.cases.recordEarlyWarning('acme', n); // a case closes once every due stage is filed (art14.md)
     await svc.cases.closeCase('acme', n);
   });
 
@@ -91,6 +92,8 @@ describe('the clock-event scheduler', () => {
     const late = await openCaseAware(new Date(now - 23.5 * HOUR)); // first seen 30 min before the due time
     await openCaseAware(new Date(now - 23.5 * HOUR), false);
     const closed = await openCaseAware(new Date(now - 30 * HOUR));
+    await svc.cases.recordEarlyWarning('acme', closed);
+    await svc.cases.recordNotification('acme', closed);
     await svc.cases.closeCase('acme', closed);
     assert.equal(await scheduler().runOnce(), 1);
     const fired = (await eventsOf()).slice(before).filter((e) => e.type.startsWith('case.stage'));
@@ -98,6 +101,8 @@ describe('the clock-event scheduler', () => {
       fired.map((e) => [e.type, e.data.incident_number, e.data.threshold]),
       [['case.stage_due_soon', late, '1h']],
     );
+    await svc.cases.recordEarlyWarning('acme', late);
+    await svc.cases.recordNotification('acme', late);
     await svc.cases.closeCase('acme', late);
   });
 
