@@ -1,5 +1,12 @@
 // Environment → one typed, frozen Config. The server and cra-admin both read it, so they
 // always talk to the same database. Every variable is listed in the README's table.
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The default database: data/cra.db in the project (package) directory, wherever the server or
+ * cra-admin is started from. This file is src/config.ts or dist/config.js, one level below it.
+ */
+export const DEFAULT_DATABASE_URL = `sqlite:${fileURLToPath(new URL('../data/cra.db', import.meta.url))}`;
 
 export interface Config {
   port: number;
@@ -103,7 +110,7 @@ function timeouts(env: Env): Pick<Config, 'headersTimeoutMs' | 'requestTimeoutMs
 }
 
 export function loadConfig(env: Env = process.env): Readonly<Config> {
-  const databaseUrl = env.DATABASE_URL?.trim() || 'sqlite:./data/cra.db';
+  const databaseUrl = env.DATABASE_URL?.trim() || DEFAULT_DATABASE_URL;
   if (!databaseUrl.startsWith('sqlite:') && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must start with sqlite: or postgres://');
   }

@@ -24,7 +24,7 @@ export function complianceScoreRoute(app: FastifyInstance, deps: { compliance: C
         response: { 200: success(Type.Ref(ComplianceScoreSchema), 'The score, computed now'), ...authErrors },
       },
     },
-    async (request) => deps.compliance.complianceScore(request.principal!.orgId, request.principal!.orgStamp),
+    async (request) => deps.compliance.complianceScore(request.principal!.orgId, request.principal!.orgRegistrySeq),
   );
 }
 

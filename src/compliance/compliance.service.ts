@@ -11,7 +11,7 @@ interface ScoreInputs {
 }
 
 export function createComplianceService(database: Database, orgs: OrgService, clock: Clock = systemClock) {
-  // Only the inputs are cached (keyed by the registry head, which every case, product and SBOM
+  // Only the inputs are cached (keyed by the registry sequence number, which every case, product and SBOM
   // change advances); the rules run on every request because deadlines pass with time alone.
   const inputs = new SnapshotCache<ScoreInputs>();
 
@@ -22,7 +22,7 @@ export function createComplianceService(database: Database, orgs: OrgService, cl
 
   return {
     /**
-     * The organisation's ComplianceScore as the API returns it. With `stamp` (the registry head
+     * The organisation's ComplianceScore as the API returns it. With `stamp` (the registry sequence number
      * read at authentication) the inputs are reused until the next change.
      */
     async complianceScore(orgId: string, stamp?: number): Promise<ComplianceScore> {

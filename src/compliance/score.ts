@@ -1,5 +1,8 @@
 import { caseStages, missedStages, type CaseKind } from '../cases/stage-rules.js';
+import type { Static } from '@sinclair/typebox';
+import type { ProductView } from '../products/products.service.js';
 import { iso } from '../shared/time.js';
+import type { ActiveTimerSchema, ComplianceScoreSchema } from './compliance.schemas.js';
 
 // The compliance indicators of decisions §3, as one pure function of the organisation's cases,
 // its products and the instant of evaluation. Nothing here reads a clock or a database, so
@@ -22,28 +25,11 @@ export interface ScoreCase {
   intermediates?: ReadonlyArray<{ seq: number; due: string; filed_at: string | null }>;
 }
 
-export interface ScoreProduct {
-  sku: string;
-  status: 'active' | 'archived';
-  sbom_status: 'none' | 'cyclonedx' | 'spdx';
-  end_of_support: string | null;
-}
+export type ScoreProduct = Pick<ProductView, 'sku' | 'status' | 'sbom_status' | 'end_of_support'>;
 
-export interface ActiveTimer {
-  incident_number: number;
-  title: string;
-  early_warning_deadline: string;
-  full_notification_deadline: string;
-}
-
-export interface ComplianceScore {
-  cra_health_score: number;
-  mttn_seconds: number | null;
-  sbom_coverage_percent: number;
-  open_incidents: number;
-  generated_at: string;
-  active_timers: ActiveTimer[];
-}
+/** The API's shapes, as their schemas define them. */
+export type ActiveTimer = Static<typeof ActiveTimerSchema>;
+export type ComplianceScore = Static<typeof ComplianceScoreSchema>;
 
 export interface MissedDeadline {
   incident_number: number;

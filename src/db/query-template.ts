@@ -1,6 +1,6 @@
 import { CompiledQuery, type Compilable } from 'kysely';
 import type { Executor } from './database.js';
-import { nativeFor } from './native-reads.js';
+import { nativeFor } from './native-statements.js';
 
 /**
  * A query built and compiled once per dialect, then run with new values. For the few queries on

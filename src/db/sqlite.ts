@@ -5,7 +5,7 @@ import { Kysely, SqliteDialect, sql } from 'kysely';
 import { insertText, MAX_PARAMETERS, rowCount } from './bulk-insert.js';
 import type { Database, Trx } from './database.js';
 import type { DB } from './schema.js';
-import { createNativeStatements, registerNative, unregisterNative } from './native-reads.js';
+import { createNativeStatements, registerNative, unregisterNative } from './native-statements.js';
 import { openWalChangeToken } from './sqlite-change-token.js';
 import { createStatementCache, kyselyDatabase } from './sqlite-statement-cache.js';
 

@@ -9,8 +9,12 @@ export interface Principal {
   readonly keyName: string;
   readonly orgId: string;
   readonly scopes: ReadonlySet<Scope>;
-  /** The organisation's registry head when the request was authenticated: its change stamp. */
-  readonly orgStamp: number;
+  /**
+   * The organisation's registry sequence number (organisations.registry_seq) when the request was
+   * authenticated. Every change appends a registry entry, so this is the change stamp read caches
+   * are keyed by (see SnapshotCache).
+   */
+  readonly orgRegistrySeq: number;
 }
 
 type KeyRow = NonNullable<Awaited<ReturnType<typeof keysRepo.findByDigest>>>;
@@ -30,7 +34,7 @@ const REMEMBERED_KEYS_LIMIT = 10_000;
 function found(key: KeyRow): Found {
   return {
     key,
-    principal: { keyId: key.id, keyName: key.name, orgId: key.org_id, scopes: new Set(key.scopes.split(',') as Scope[]), orgStamp: key.org_stamp },
+    principal: { keyId: key.id, keyName: key.name, orgId: key.org_id, scopes: new Set(key.scopes.split(',') as Scope[]), orgRegistrySeq: key.org_registry_seq },
     lastUsedMs: key.last_used_at ? Date.parse(key.last_used_at) : 0,
     expiresMs: key.expires_at ? Date.parse(key.expires_at) : Infinity,
   };

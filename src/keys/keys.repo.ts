@@ -4,7 +4,7 @@ import type { ApiKeyRow, NewApiKey } from '../db/schema.js';
 
 // On every request's path, so compiled once (see queryTemplate). Two point lookups instead of
 // one OR: the current digest almost always matches, and a single-index lookup is the cheapest.
-const AUTH_COLUMNS = ['k.id', 'k.org_id', 'k.name', 'k.scopes', 'k.expires_at', 'k.revoked_at', 'k.last_used_at', 'o.registry_seq as org_stamp'] as const;
+const AUTH_COLUMNS = ['k.id', 'k.org_id', 'k.name', 'k.scopes', 'k.expires_at', 'k.revoked_at', 'k.last_used_at', 'o.registry_seq as org_registry_seq'] as const;
 const byDigestQuery = queryTemplate((db, slot: (name: 'digest') => never) =>
   db.selectFrom('api_keys as k').innerJoin('organisations as o', 'o.id', 'k.org_id').select(AUTH_COLUMNS).where('k.digest', '=', slot('digest')),
 );
@@ -36,7 +36,7 @@ export const keysRepo = {
     return db.selectFrom('api_keys').selectAll().where('org_id', '=', orgId).orderBy('created_at').orderBy('name').execute();
   },
 
-  /** The key whose current secret has this digest, with its organisation's registry head (the change stamp read caches are keyed by). */
+  /** The key whose current secret has this digest, with its organisation's registry sequence number (the change stamp read caches are keyed by). */
   async findByDigest(db: Executor, digest: string) {
     const [key] = await byDigestQuery(db, { digest });
     return key;

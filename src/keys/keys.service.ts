@@ -20,6 +20,8 @@ export interface KeyView {
   expires_at: string | null;
   revoked_at: string | null;
   last_used_at: string | null;
+  /** After a rotation with a grace period: until when the previous secret still works (null once it no longer does). */
+  previous_secret_until: string | null;
 }
 
 /** Printed once, at creation or rotation. */
@@ -29,6 +31,9 @@ export interface IssuedKey {
   scopes: Scope[];
   expires_at: string | null;
   secret: string;
+  /** Rotation only: the previous secret's prefix and the instant it stops (or stopped) working. */
+  previous_prefix?: string;
+  previous_secret_until?: string;
 }
 
 export function parseScopes(raw: string): Scope[] {
@@ -46,7 +51,8 @@ function checkedScopes(scopes: readonly string[]): Scope[] {
   return [...scopes] as Scope[];
 }
 
-function toKeyView(row: ApiKeyRow): KeyView {
+function toKeyView(row: ApiKeyRow, now: Date): KeyView {
+  const graceLive = row.grace_expires_at !== null && row.revoked_at === null && Date.parse(row.grace_expires_at) > now.getTime();
   return {
     name: row.name,
     prefix: row.prefix,
@@ -55,6 +61,7 @@ function toKeyView(row: ApiKeyRow): KeyView {
     expires_at: row.expires_at,
     revoked_at: row.revoked_at,
     last_used_at: row.last_used_at,
+    previous_secret_until: graceLive ? row.grace_expires_at : null,
   };
 }
 
@@ -104,7 +111,8 @@ export function createKeyService(database: Database, orgs: OrgService, clock: Cl
 
     async listKeys(orgSlug: string): Promise<KeyView[]> {
       const org = await orgs.requireOrg(orgSlug);
-      return (await keysRepo.listByOrg(database.db, org.id)).map(toKeyView);
+      const now = clock();
+      return (await keysRepo.listByOrg(database.db, org.id)).map((row) => toKeyView(row, now));
     },
 
     /** New secret for the same key; the old one dies now, or after `graceMs`. */
@@ -129,7 +137,16 @@ export function createKeyService(database: Database, orgs: OrgService, clock: Cl
           iso(now),
         );
       });
-      return { name: key.name, prefix: change.prefix, scopes: key.scopes.split(',') as Scope[], expires_at: key.expires_at, secret, grace_until: change.grace_expires_at };
+      return {
+        name: key.name,
+        prefix: change.prefix,
+        scopes: key.scopes.split(',') as Scope[],
+        expires_at: key.expires_at,
+        secret,
+        grace_until: change.grace_expires_at,
+        previous_prefix: key.prefix,
+        previous_secret_until: change.grace_expires_at ?? iso(now),
+      };
     },
 
     async revokeKey(input: { org: string; name: string; actor?: string }): Promise<KeyView> {
@@ -140,7 +157,7 @@ export function createKeyService(database: Database, orgs: OrgService, clock: Cl
         await keysRepo.revoke(trx, key.id, now);
         await appendRegistryEntry(trx, org.id, { actor: input.actor ?? 'cli', action: 'key.revoked', subject: key.name, details: { prefix: key.prefix } }, now);
       });
-      return toKeyView({ ...key, revoked_at: now });
+      return toKeyView({ ...key, revoked_at: now }, clock());
     },
   };
 }

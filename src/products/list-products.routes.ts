@@ -3,12 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { apiSecurity, authErrors, success } from '../http/openapi-responses.js';
 import { PRODUCT_LIST_EXAMPLE, ProductListSchema, ProductSchema } from './products.schemas.js';
 import type { ProductService } from './products.service.js';
-import { SnapshotCache } from '../shared/snapshot-cache.js';
 
 export function listProductsRoute(app: FastifyInstance, deps: { products: ProductService }): void {
-  // The catalogue changes only with the organisation's registry head (read with the key), so
-  // the body is serialised through the response schema once per change and then reused.
-  const bodies = new SnapshotCache<string>();
   app.get(
     '/products',
     {
@@ -28,11 +24,9 @@ export function listProductsRoute(app: FastifyInstance, deps: { products: Produc
       },
     },
     async (request, reply) => {
-      const { orgId, orgStamp } = request.principal!;
-      const body = await bodies.get(orgId, orgStamp, async () => {
-        const products = await deps.products.listProducts(orgId);
-        return reply.serialize({ products, count: products.length }) as string;
-      });
+      const { orgId, orgRegistrySeq } = request.principal!;
+      // Serialised through the response schema; the service reuses it until the next change.
+      const body = await deps.products.catalogueBody(orgId, orgRegistrySeq, (list) => reply.serialize(list) as string);
       return reply.type('application/json; charset=utf-8').send(body);
     },
   );

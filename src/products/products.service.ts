@@ -1,30 +1,22 @@
+import type { Static } from '@sinclair/typebox';
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/index.js';
 import { isUniqueViolation } from '../db/index.js';
-import type { ProductRow, ProductStatus, SbomStatus } from '../db/schema.js';
 import { MEMBER_STATES } from '../cases/report-catalogue.js';
+import type { ProductRow } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import type { OrgService } from '../orgs/orgs.service.js';
 import { appendRegistryEntry } from '../registry/registry.service.js';
+import { SnapshotCache } from '../shared/snapshot-cache.js';
 import { assertStorableText, isStorableText } from '../shared/storable-text.js';
 import { iso, systemClock, type Clock } from '../shared/time.js';
 import { normaliseGtin } from './gtin.js';
 import { productsRepo } from './products.repo.js';
-import { riskLevel, type RiskLevel } from './risk.js';
+import type { ProductList, ProductSchema } from './products.schemas.js';
+import { riskLevel } from './risk.js';
 
-/** The API's Product shape (api-v1 §2). */
-export interface ProductView {
-  id: string;
-  name: string;
-  sku: string;
-  gtin: string | null;
-  firmware_version: string | null;
-  end_of_support: string | null;
-  sbom_components: number;
-  sbom_status: SbomStatus;
-  status: ProductStatus;
-  risk_level: RiskLevel;
-}
+/** The API's Product shape (api-v1 §2), as its schema defines it. */
+export type ProductView = Static<typeof ProductSchema>;
 
 export interface ProductFields {
   name?: string;
@@ -85,8 +77,41 @@ export function createProductService(database: Database, orgs: OrgService, clock
     }
   }
 
+  /** The catalogue as the API returns it: every product, archived included, with its risk. */
+  async function listProducts(orgId: string): Promise<ProductView[]> {
+    const rows = await productsRepo.listWithCaseCounts(database.db, orgId);
+    return rows.map((p) => ({
+      id: p.id,
+      name: p.name,
+      sku: p.sku,
+      gtin: p.gtin_declared,
+      firmware_version: p.firmware_version,
+      end_of_support: p.end_of_support,
+      sbom_components: p.sbom_components,
+      sbom_status: p.sbom_status,
+      status: p.status,
+      risk_level: riskLevel(Number(p.open_cases), Number(p.open_notifiable_cases)),
+    }));
+  }
+
+  // The catalogue changes only with the organisation's registry sequence number (read with the
+  // key), so its body is serialised once per change and then reused.
+  const catalogueBodies = new SnapshotCache<string>();
+
   return {
     requireProduct,
+    listProducts,
+
+    /**
+     * The catalogue serialised by `serialize` (the route's response serializer), cached until the
+     * organisation's next change: `registrySeq` is the organisation's registry sequence number.
+     */
+    catalogueBody(orgId: string, registrySeq: number, serialize: (list: ProductList) => string): Promise<string> {
+      return catalogueBodies.get(orgId, registrySeq, async () => {
+        const products = await listProducts(orgId);
+        return serialize({ products, count: products.length });
+      });
+    },
 
     async addProduct(orgSlug: string, sku: string, fields: ProductFields & { name: string }, actor = 'cli'): Promise<ProductRow> {
       assertStorableText({ sku, name: fields.name, gtin: fields.gtin, firmware_version: fields.firmwareVersion });
@@ -136,23 +161,6 @@ export function createProductService(database: Database, orgs: OrgService, clock
       const now = iso(clock());
       await writeProduct(actor, org.id, 'product.archived', sku, {}, (trx) => productsRepo.update(trx, product.id, { status: 'archived', updated_at: now }), now);
       return { ...product, status: 'archived', updated_at: now };
-    },
-
-    /** The catalogue as the API returns it: every product, archived included, with its risk. */
-    async listProducts(orgId: string): Promise<ProductView[]> {
-      const rows = await productsRepo.listWithCaseCounts(database.db, orgId);
-      return rows.map((p) => ({
-        id: p.id,
-        name: p.name,
-        sku: p.sku,
-        gtin: p.gtin_declared,
-        firmware_version: p.firmware_version,
-        end_of_support: p.end_of_support,
-        sbom_components: p.sbom_components,
-        sbom_status: p.sbom_status,
-        status: p.status,
-        risk_level: riskLevel(Number(p.open_cases), Number(p.open_notifiable_cases)),
-      }));
     },
   };
 }

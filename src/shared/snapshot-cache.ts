@@ -1,6 +1,7 @@
 /**
  * Read-through cache of per-organisation data, keyed by a change stamp that the caller reads
- * fresh on every request. The stamp used here is the organisation's registry head: every change
+ * fresh on every request. The stamp used here is the organisation's registry sequence number
+ * (organisations.registry_seq, read with the key as Principal.orgRegistrySeq): every change
  * to products, cases, signals or SBOMs appends a registry entry in the same transaction, so a
  * request that saw stamp N is served data at least as new as N, on any instance.
  */

@@ -55,7 +55,8 @@ describe('cra-admin', () => {
     const list = await cli('key', 'list', '--org', 'acme', '--json');
     const rows = list.json();
     assert.equal(rows.length, 1);
-    assert.deepEqual(Object.keys(rows[0]).sort(), ['created_at', 'expires_at', 'last_used_at', 'name', 'prefix', 'revoked_at', 'scopes']);
+    assert.deepEqual(Object.keys(rows[0]).sort(), ['created_at', 'expires_at', 'last_used_at', 'name', 'prefix', 'previous_secret_until', 'revoked_at', 'scopes']);
+    assert.equal(rows[0].previous_secret_until, null, 'never rotated');
     assert.equal(list.stdout.includes(key.secret.slice(4)), false);
     assert.equal((await cli('key', 'list', '--org', 'acme')).stdout.includes(key.secret.slice(12)), false);
   });
@@ -70,16 +71,32 @@ describe('cra-admin', () => {
   });
 
   it('key rotate issues a new secret; revoke ends it; both are in the registry without secrets', async () => {
+    const before = (await cli('key', 'list', '--org', 'acme', '--json')).json().find((k: { name: string }) => k.name === 'pipeline');
     const rotated = await cli('key', 'rotate', '--org', 'acme', '--name', 'pipeline', '--grace', '10m', '--json');
     assert.equal(rotated.code, 0, rotated.stderr);
     assert.match(rotated.json().secret, /^cra_/);
+    assert.equal(rotated.json().previous_prefix, before.prefix);
+    const until = Date.parse(rotated.json().previous_secret_until);
+    assert.ok(Math.abs(until - (Date.now() + 600_000)) < 60_000, 'the old secret works for the 10 minutes of grace');
+    const listed = (await cli('key', 'list', '--org', 'acme', '--json')).json().find((k: { name: string }) => k.name === 'pipeline');
+    assert.equal(listed.previous_secret_until, rotated.json().previous_secret_until, 'key list shows the grace');
+    assert.match((await cli('key', 'list', '--org', 'acme')).stdout, /previous_secret_until/);
+
+    // The text output says when the previous secret stops, and ends with the secret alone on its line.
+    const text = await cli('key', 'rotate', '--org', 'acme', '--name', 'pipeline', '--grace', '1h');
+    assert.match(text.stdout, /The previous secret \(cra_[0-9A-Za-z]+…\) keeps working until \d{4}-\d\d-\d\dT[\d:.]+Z, then stops\./);
+    assert.match(text.stdout.trimEnd().split('\n').at(-1)!, /^cra_[0-9A-Za-z]{36}$/);
+    const now = await cli('key', 'rotate', '--org', 'acme', '--name', 'pipeline');
+    assert.match(now.stdout, /The previous secret \(cra_[0-9A-Za-z]+…\) stopped working now\./);
+    const after = (await cli('key', 'list', '--org', 'acme', '--json')).json().find((k: { name: string }) => k.name === 'pipeline');
+    assert.equal(after.previous_secret_until, null, 'no grace after a rotation without one');
     const revoked = await cli('key', 'revoke', '--org', 'acme', '--name', 'pipeline', '--json');
     assert.equal(revoked.code, 0);
     assert.ok(revoked.json().revoked_at);
     assert.equal((await cli('key', 'revoke', '--org', 'acme', '--name', 'pipeline')).code, 1, 'already revoked');
     const registry = await cli('registry', 'list', '--org', 'acme', '--json');
     const actions = registry.json().filter((e: { subject: string }) => e.subject === 'pipeline').map((e: { action: string }) => e.action);
-    assert.deepEqual(actions, ['key.created', 'key.rotated', 'key.revoked']);
+    assert.deepEqual(actions, ['key.created', 'key.rotated', 'key.rotated', 'key.rotated', 'key.revoked']);
     assert.equal(registry.stdout.includes(rotated.json().secret.slice(4)), false);
   });
 

@@ -80,7 +80,7 @@ describe('response schemas are an allow-list', () => {
     for (const schema of [...incidentSchemas, ...complianceSchemas]) app.addSchema(schema);
     app.decorateRequest('principal', null);
     app.addHook('onRequest', async (request) => {
-      request.principal = { keyId: 'k', keyName: 'bot', orgId: 'o', scopes: new Set(), orgStamp: 0 };
+      request.principal = { keyId: 'k', keyName: 'bot', orgId: 'o', scopes: new Set(), orgRegistrySeq: 0 };
     });
     // A service that (by a future mistake) returns more than the contract: the schema drops it.
     const incidents = {

@@ -4,11 +4,21 @@ import { SCOPES } from '../../keys/scopes.js';
 import { action, durationOption, timestampOption } from '../context.js';
 import { table } from '../output.js';
 
-function issued(key: IssuedKey, verb: string) {
+function issued(key: IssuedKey, verb: string, graceMs = 0) {
+  // The secret stays the last line, alone, so that scripts can take it with `tail -n 1`.
+  const previous =
+    key.previous_prefix === undefined
+      ? []
+      : [
+          graceMs > 0
+            ? `The previous secret (${key.previous_prefix}…) keeps working until ${key.previous_secret_until}, then stops.`
+            : `The previous secret (${key.previous_prefix}…) stopped working now.`,
+        ];
   return {
     json: key,
     text: [
       `${verb} key "${key.name}" (${key.prefix}…) with scopes ${key.scopes.join(',')}${key.expires_at ? `, expiring ${key.expires_at}` : ''}.`,
+      ...previous,
       'Secret (shown once; store it now, it cannot be recovered):',
       key.secret,
     ].join('\n'),
@@ -38,7 +48,7 @@ export function keyCommand(): Command {
         const keys = await ctx.keys.listKeys(opts.org);
         return {
           json: keys,
-          text: table(keys as unknown as Array<Record<string, unknown>>, ['name', 'prefix', 'scopes', 'created_at', 'expires_at', 'revoked_at', 'last_used_at']),
+          text: table(keys as unknown as Array<Record<string, unknown>>, ['name', 'prefix', 'scopes', 'created_at', 'expires_at', 'revoked_at', 'last_used_at', 'previous_secret_until']),
         };
       }),
     );
@@ -50,7 +60,7 @@ export function keyCommand(): Command {
     .option('--grace <duration>', 'keep the old secret working this long (e.g. 10m, 2h, 1d)', durationOption)
     .action(
       action(async (ctx, opts: { org: string; name: string; grace?: number }) =>
-        issued(await ctx.keys.rotateKey({ org: opts.org, name: opts.name, graceMs: opts.grace }), 'Rotated'),
+        issued(await ctx.keys.rotateKey({ org: opts.org, name: opts.name, graceMs: opts.grace }), 'Rotated', opts.grace),
       ),
     );
   key

@@ -27,7 +27,11 @@ export function createNativeStatements(native: SQLite.Database, prepare: Prepare
     return [];
   }
   return {
-    /** For the database handle: reads only, and only outside any transaction. */
+    /**
+     * For the database handle, only outside any transaction. It runs whatever compiled statement
+     * it is given: the templates used on the handle today are point reads, and a write would
+     * commit on its own (autocommit), as it would through Kysely.
+     */
     outside: { tryAll: (sql: string, p: readonly unknown[]) => (native.inTransaction ? undefined : run(sql, p)) } as NativeStatements,
     /** For the running batch's transaction: anything, inside it. */
     inside: { tryAll: (sql: string, p: readonly unknown[]) => (native.inTransaction ? run(sql, p) : undefined) } as NativeStatements,

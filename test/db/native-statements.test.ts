@@ -5,7 +5,7 @@ import { productsRepo } from '../../src/products/products.repo.js';
 import { useHarness } from '../helpers/app.js';
 import { TEST_BACKEND } from '../helpers/db.js';
 
-// Compiled point reads on SQLite bypass Kysely when no transaction is open (src/db/native-reads.ts).
+// Compiled point reads on SQLite bypass Kysely when no transaction is open (src/db/native-statements.ts).
 // They must never see rows of a transaction that is still open, nor rows it rolls back.
 describe('reads beside an open transaction', () => {
   const harness = useHarness();
