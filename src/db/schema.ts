@@ -90,9 +90,12 @@ export interface SbomRevisionsTable {
   ingested_at: string;
 }
 
-export interface SbomComponentsTable {
-  sbom_id: string;
-  position: number;
+/** A distinct component of an organisation, stored once whatever the number of revisions listing it. */
+export interface ComponentsTable {
+  id: Generated<number>;
+  org_id: string;
+  /** Digest of the normalised fields (src/sbom/component-rows.ts): the content address. */
+  key: string;
   name: string;
   version: string | null;
   purl: string | null;
@@ -101,6 +104,12 @@ export interface SbomComponentsTable {
   licenses: string | null;
   /** CycloneDX bom-ref or SPDX SPDXID. */
   ref: string | null;
+}
+
+/** A revision's components: their ids in document order, packed (src/sbom/id-list.ts). */
+export interface SbomMembersTable {
+  sbom_id: string;
+  component_ids: Buffer;
 }
 
 export interface SignalsTable {
@@ -322,7 +331,8 @@ export interface DB {
   products: ProductsTable;
   releases: ReleasesTable;
   sbom_revisions: SbomRevisionsTable;
-  sbom_components: SbomComponentsTable;
+  components: ComponentsTable;
+  sbom_members: SbomMembersTable;
   signals: SignalsTable;
   cases: CasesTable;
   case_reports: CaseReportsTable;

@@ -2,18 +2,14 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Database } from '../db/index.js';
 import { isUniqueViolation } from '../db/index.js';
 import type { ProductRow } from '../db/schema.js';
-import { AppError, type ErrorDetail } from '../errors.js';
+import { AppError } from '../errors.js';
 import { appendRegistryEntry } from '../registry/registry.service.js';
 import { iso, systemClock, type Clock } from '../shared/time.js';
-import { validateCycloneDx } from './cyclonedx-validator.js';
-import { detectFormat, type DetectedFormat } from './detect-format.js';
-import type { Json } from './json-checks.js';
-import { normaliseCycloneDx, normaliseSpdx2, normaliseSpdx3, type NormalisedSbom } from './normalise.js';
-import { parseDocument } from './parse-document.js';
+import { componentsRepo } from './components.repo.js';
+import { readSbom } from './sbom-reader.js';
 import { sbomRepo, type StoredRevision } from './sbom.repo.js';
+import { storeComponents } from './store-components.js';
 import type { SbomIngested } from './sbom.schemas.js';
-import { validateSpdx2 } from './spdx2-validator.js';
-import { validateSpdx3 } from './spdx3-validator.js';
 
 export interface IngestRequest {
   orgId: string;
@@ -29,22 +25,6 @@ export interface IngestResult {
   created: boolean;
   revision: number;
   sbom: SbomIngested;
-}
-
-/** Format detection, validation and normalisation: pure, no I/O. */
-export function readSbom(document: unknown): { detected: DetectedFormat; normalised: NormalisedSbom } {
-  const detected = detectFormat(document);
-  const doc = document as Json;
-  let problems: ErrorDetail[];
-  let normalise: (doc: Json) => NormalisedSbom;
-  if (detected.kind === 'cyclonedx') [problems, normalise] = [validateCycloneDx(detected.specVersion, doc), normaliseCycloneDx];
-  else if (detected.kind === 'spdx2') [problems, normalise] = [validateSpdx2(detected.specVersion, doc), normaliseSpdx2];
-  else [problems, normalise] = [validateSpdx3(doc), normaliseSpdx3];
-  if (problems.length > 0) {
-    const name = detected.format === 'cyclonedx' ? 'CycloneDX' : 'SPDX';
-    throw new AppError('invalid_sbom', `the document is not valid ${name} ${detected.specVersion}`, problems);
-  }
-  return { detected, normalised: normalise(doc) };
 }
 
 function view(product: ProductRow, stored: StoredRevision): SbomIngested {
@@ -82,11 +62,14 @@ export function createSbomIngestService(
       const known = await existing(product, digest);
       if (known) return known;
 
-      const { detected, normalised } = readSbom(parseDocument(request.bytes));
-      const releaseVersion = normalised.releaseVersion ?? product.firmware_version ?? 'unversioned';
+      // Parsed, validated and normalised in a worker thread; `request.bytes` may move there.
+      const reading = await readSbom(request.bytes);
+      const { detected } = reading;
+      const releaseVersion = reading.releaseVersion ?? product.firmware_version ?? 'unversioned';
+      const componentIds = await storeComponents(database, product.org_id, reading);
       const at = iso(clock());
       const sbomId = randomUUID();
-      const count = normalised.components.length;
+      const count = reading.count;
       try {
         const revision = await database.transaction(async (trx) => {
           if (!(await sbomRepo.markProductSbom(trx, product.id, detected.format, count, at))) {
@@ -111,7 +94,7 @@ export function createSbomIngestService(
             source: request.actor,
             ingested_at: at,
           });
-          await sbomRepo.insertComponents(database, trx, sbomId, normalised.components);
+          await componentsRepo.insertMembers(trx, sbomId, componentIds);
           await appendRegistryEntry(
             trx,
             product.org_id,

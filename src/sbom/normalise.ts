@@ -19,10 +19,10 @@ export interface NormalisedSbom {
   components: NormalisedComponent[];
 }
 
-/** A trimmed non-empty string, else null. NUL is dropped: PostgreSQL text cannot hold it. */
+/** A trimmed non-empty string, else null. (A document holding NUL was rejected before: document-limits.ts.) */
 function str(value: unknown): string | null {
   if (typeof value !== 'string') return null;
-  const text = (value.includes('\u0000') ? value.replace(/\u0000/g, '') : value).trim();
+  const text = value.trim();
   return text === '' ? null : text;
 }
 const name = (value: unknown): string => str(value) ?? String(value);

@@ -1,13 +1,10 @@
 import { sql } from 'kysely';
-import type { Database, Executor, Trx } from '../db/index.js';
+import type { Executor, Trx } from '../db/index.js';
 import type { SbomRevisionsTable } from '../db/schema.js';
-import type { NormalisedComponent } from './normalise.js';
 
 export interface StoredRevision extends SbomRevisionsTable {
   release_version: string;
 }
-
-const COMPONENT_COLUMNS = ['sbom_id', 'position', 'name', 'version', 'purl', 'type', 'licenses', 'ref'] as const;
 
 export const sbomRepo = {
   findByDigest(db: Executor, productId: string, digest: string): Promise<StoredRevision | undefined> {
@@ -60,24 +57,5 @@ export const sbomRepo = {
 
   async insertRevision(trx: Trx, revision: SbomRevisionsTable): Promise<void> {
     await trx.insertInto('sbom_revisions').values(revision).execute();
-  },
-
-  /** The revision's components, in document order, through the database's bulk insert. */
-  insertComponents(database: Pick<Database, 'bulkInsert'>, trx: Trx, sbomId: string, components: readonly NormalisedComponent[]): Promise<void> {
-    // One flat list in COMPONENT_COLUMNS order: no array or object per row for 100,000 rows.
-    const values: unknown[] = new Array(components.length * COMPONENT_COLUMNS.length);
-    let i = 0;
-    for (let position = 0; position < components.length; position++) {
-      const c = components[position]!;
-      values[i++] = sbomId;
-      values[i++] = position;
-      values[i++] = c.name;
-      values[i++] = c.version;
-      values[i++] = c.purl;
-      values[i++] = c.type;
-      values[i++] = c.licenses.length > 0 ? JSON.stringify(c.licenses) : null;
-      values[i++] = c.ref;
-    }
-    return database.bulkInsert(trx, 'sbom_components', COMPONENT_COLUMNS, values);
   },
 };

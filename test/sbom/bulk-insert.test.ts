@@ -8,7 +8,7 @@ import { createTestDatabase, TEST_BACKEND, type TestDatabase } from '../helpers/
 // Database.bulkInsert is implemented per dialect (native prepared statements on SQLite, chunked
 // multi-row INSERTs on PostgreSQL); both must behave as writes of the transaction they are given.
 
-const COLUMNS = ['sbom_id', 'position', 'name', 'version', 'purl', 'type', 'licenses', 'ref'] as const;
+const COLUMNS = ['org_id', 'key', 'name', 'version', 'purl', 'type', 'licenses', 'ref'] as const;
 
 describe(`Database.bulkInsert (${TEST_BACKEND})`, () => {
   let t: TestDatabase;
@@ -27,7 +27,7 @@ describe(`Database.bulkInsert (${TEST_BACKEND})`, () => {
     await t.drop();
   });
 
-  /** A revision row to hang components on (sbom_components.sbom_id is a foreign key). */
+  /** A revision row; its id prefixes the keys of the components inserted with it, to find them again. */
   async function revision(trx: Trx): Promise<string> {
     const releaseId = randomUUID();
     const at = new Date().toISOString();
@@ -41,22 +41,22 @@ describe(`Database.bulkInsert (${TEST_BACKEND})`, () => {
   }
 
   const values = (sbomId: string, rows: number) =>
-    Array.from({ length: rows }, (_, i) => [sbomId, i, `c-${i}`, i % 3 === 0 ? null : `1.${i}`, `pkg:npm/c-${i}`, 'library', i % 2 ? '["MIT"]' : null, `ref-${i}`]).flat();
+    Array.from({ length: rows }, (_, i) => [orgId, `${sbomId}/${String(i).padStart(5, '0')}`, `c-${i}`, i % 3 === 0 ? null : `1.${i}`, `pkg:npm/c-${i}`, 'library', i % 2 ? '["MIT"]' : null, `ref-${i}`]).flat();
 
   const stored = (sbomId: string) =>
-    database.db.selectFrom('sbom_components').selectAll().where('sbom_id', '=', sbomId).orderBy('position').execute();
+    database.db.selectFrom('components').select(['org_id', 'key', 'name', 'version', 'purl', 'type', 'licenses', 'ref']).where('key', 'like', `${sbomId}/%`).orderBy('key').execute();
 
   it('stores every row, in chunks of any size, values in column order', async () => {
     // 2,500 rows: full chunks and a remainder made of several smaller statements.
     const sbomId = await database.transaction(async (trx) => {
       const id = await revision(trx);
-      await database.bulkInsert(trx, 'sbom_components', COLUMNS, values(id, 2_500));
+      await database.bulkInsert(trx, 'components', COLUMNS, values(id, 2_500));
       return id;
     });
     const rows = await stored(sbomId);
     assert.equal(rows.length, 2_500);
     rows.forEach((row, i) => {
-      assert.deepEqual(row, { sbom_id: sbomId, position: i, name: `c-${i}`, version: i % 3 === 0 ? null : `1.${i}`, purl: `pkg:npm/c-${i}`, type: 'library', licenses: i % 2 ? '["MIT"]' : null, ref: `ref-${i}` });
+      assert.deepEqual(row, { org_id: orgId, key: `${sbomId}/${String(i).padStart(5, '0')}`, name: `c-${i}`, version: i % 3 === 0 ? null : `1.${i}`, purl: `pkg:npm/c-${i}`, type: 'library', licenses: i % 2 ? '["MIT"]' : null, ref: `ref-${i}` });
     });
   });
 
@@ -64,13 +64,13 @@ describe(`Database.bulkInsert (${TEST_BACKEND})`, () => {
     let failedId = '';
     const failing = database.transaction(async (trx) => {
       failedId = await revision(trx);
-      await database.bulkInsert(trx, 'sbom_components', COLUMNS, values(failedId, 1_500));
+      await database.bulkInsert(trx, 'components', COLUMNS, values(failedId, 1_500));
       throw new Error('fails after its bulk insert');
     });
     // Started together: on SQLite both run in one group-committed batch, each in its savepoint.
     const succeeding = database.transaction(async (trx) => {
       const id = await revision(trx);
-      await database.bulkInsert(trx, 'sbom_components', COLUMNS, values(id, 1_500));
+      await database.bulkInsert(trx, 'components', COLUMNS, values(id, 1_500));
       return id;
     });
     await assert.rejects(failing, /fails after its bulk insert/);
@@ -84,7 +84,7 @@ describe(`Database.bulkInsert (${TEST_BACKEND})`, () => {
     await assert.rejects(
       database.transaction(async (trx) => {
         const id = await revision(trx);
-        await database.bulkInsert(trx, 'sbom_components', COLUMNS, values(id, 2).slice(1));
+        await database.bulkInsert(trx, 'components', COLUMNS, values(id, 2).slice(1));
       }),
       /do not make rows/,
     );
@@ -95,7 +95,7 @@ describe(`Database.bulkInsert (${TEST_BACKEND})`, () => {
     await assert.rejects(
       database.transaction(async (trx) => {
         id = await revision(trx);
-        await database.bulkInsert(trx, 'sbom_components', COLUMNS, [...values(id, 3), ...values(id, 1)]);
+        await database.bulkInsert(trx, 'components', COLUMNS, [...values(id, 3), ...values(id, 1)]);
       }),
     );
     assert.equal((await stored(id)).length, 0);

@@ -1,0 +1,41 @@
+// A revision's components as one packed list of component ids in document order: each id as
+// the zigzag varint of its difference to the previous one. Revisions of one product share
+// most components, whose ids were handed out together, so most entries take one byte
+// (~10 kB for 10,000 components, where a row per component took ~170 bytes).
+
+export function encodeIds(ids: ArrayLike<number>): Buffer {
+  const out = Buffer.allocUnsafe(ids.length * 5 + 16);
+  let at = 0;
+  let previous = 0;
+  for (let i = 0; i < ids.length; i++) {
+    const delta = ids[i]! - previous;
+    previous = ids[i]!;
+    // Zigzag keeps small negative differences small; arithmetic on doubles, exact for any id below 2^52.
+    let z = delta >= 0 ? delta * 2 : -delta * 2 - 1;
+    while (z >= 0x80) {
+      out[at++] = (z % 0x80) | 0x80;
+      z = Math.floor(z / 0x80);
+    }
+    out[at++] = z;
+  }
+  return Buffer.from(out.subarray(0, at));
+}
+
+export function decodeIds(bytes: Uint8Array): number[] {
+  const ids: number[] = [];
+  let previous = 0;
+  let at = 0;
+  while (at < bytes.length) {
+    let z = 0;
+    let scale = 1;
+    let byte: number;
+    do {
+      byte = bytes[at++]!;
+      z += (byte & 0x7f) * scale;
+      scale *= 0x80;
+    } while (byte & 0x80 && at < bytes.length);
+    previous += z % 2 === 0 ? z / 2 : -(z + 1) / 2;
+    ids.push(previous);
+  }
+  return ids;
+}
