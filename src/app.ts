@@ -100,7 +100,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       scope.addHook('onRoute', (route) => {
         route.config = { ...route.config, requestTimeoutMs: config.sbomRequestTimeoutMs };
       });
-      ingestSbomRoute(scope, { sbom, maxBytes: config.sbomMaxBytes });
+      ingestSbomRoute(scope, { sbom, maxBytes: config.sbomMaxBytes, inflightBytes: config.sbomInflightBytes });
     },
     { prefix: API_PREFIX },
   );

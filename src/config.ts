@@ -22,6 +22,8 @@ export interface Config {
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   sbomRequestTimeoutMs: number;
+  /** SBOM bodies held in memory at once, in bytes (beyond: 503); always at least one sbomMaxBytes. */
+  sbomInflightBytes: number;
   trustProxy: boolean | string;
   logLevel: string;
   /** Base of links the console hands out (invitations); null: the server's own address. */
@@ -136,6 +138,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     incidentMaxBytes: positiveInt(env, 'INCIDENT_MAX_BYTES', 64 * 1024),
     sbomMaxBytes: positiveInt(env, 'SBOM_MAX_BYTES', 50 * 1024 * 1024),
     ...timeouts(env),
+    sbomInflightBytes: positiveInt(env, 'SBOM_INFLIGHT_BYTES', 100 * 1024 * 1024),
     trustProxy: trustProxy(env.TRUST_PROXY?.trim()),
     logLevel: env.LOG_LEVEL?.trim() || 'info',
     publicUrl: env.PUBLIC_URL?.trim() ? absoluteUrl('PUBLIC_URL', env.PUBLIC_URL.trim(), '') : null,

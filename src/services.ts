@@ -11,6 +11,7 @@ import { createOrgService } from './orgs/orgs.service.js';
 import { createProductService } from './products/products.service.js';
 import { createSbomIngestService } from './sbom/ingest.service.js';
 import { createSbomHistoryService } from './sbom/sbom-history.service.js';
+import { createPortfolioService } from './sbom/portfolio.service.js';
 import { systemClock, type Clock } from './shared/time.js';
 import { createSecretBox } from './console/auth/secret-box.js';
 import { createUserService, DEFAULT_SESSION_LIMITS } from './console/auth/users.service.js';
@@ -60,6 +61,7 @@ export function createServices({ database, clock = systemClock, console: console
     sbomHistory: createSbomHistoryService(database, orgs, products),
     users: createUserService(database, orgs, { clock, box, sessions: { ...DEFAULT_SESSION_LIMITS, idleMs } }),
     webhooks: createWebhookService(database, orgs, { allowPrivate: webhookPolicy?.allowPrivate ?? false, lookup: webhookPolicy?.lookup, clock }),
+    portfolio: createPortfolioService(database, products),
   };
 }
 

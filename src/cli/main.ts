@@ -10,6 +10,7 @@ import { productCommand } from './commands/product.js';
 import { registryCommand } from './commands/registry.js';
 import { sbomCommand } from './commands/sbom.js';
 import { caseCommand } from './commands/case.js';
+import { componentCommand } from './commands/component.js';
 import { scoreCommand } from './commands/score.js';
 import { signalCommand } from './commands/signal.js';
 import { userCommand } from './commands/user.js';
@@ -42,6 +43,7 @@ function program(): Command {
   root.addCommand(productCommand());
   root.addCommand(registryCommand());
   root.addCommand(sbomCommand());
+  root.addCommand(componentCommand());
   root.addCommand(signalCommand());
   root.addCommand(caseCommand());
   root.addCommand(scoreCommand());

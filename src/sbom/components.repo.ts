@@ -57,15 +57,21 @@ export const componentsRepo = {
     await trx.insertInto('sbom_members').values({ sbom_id: sbomId, component_ids: encodeIds(ids) }).execute();
   },
 
-  /** The revision's component ids in document order (empty for an unknown revision). */
-  async memberIds(db: Executor, sbomId: string): Promise<number[]> {
-    const row = await db.selectFrom('sbom_members').select('component_ids').where('sbom_id', '=', sbomId).executeTakeFirst();
+  /** The revision's component ids in document order (empty for an unknown revision or another organisation's). */
+  async memberIds(db: Executor, orgId: string, sbomId: string): Promise<number[]> {
+    const row = await db
+      .selectFrom('sbom_members as m')
+      .innerJoin('sbom_revisions as s', 's.id', 'm.sbom_id')
+      .select('m.component_ids')
+      .where('m.sbom_id', '=', sbomId)
+      .where('s.org_id', '=', orgId)
+      .executeTakeFirst();
     return row ? decodeIds(row.component_ids) : [];
   },
 
   /** The revision's components in document order, as stored. */
   async ofRevision(db: Executor, orgId: string, sbomId: string): Promise<StoredComponent[]> {
-    const ids = await componentsRepo.memberIds(db, sbomId);
+    const ids = await componentsRepo.memberIds(db, orgId, sbomId);
     const byId = await componentsRepo.byIds(db, orgId, ids);
     return ids.map((id) => byId.get(id)!);
   },

@@ -22,7 +22,7 @@ function invalid(path: string, message: string): AppError {
 export function checkDocumentLimits(document: unknown, mayHoldNul: boolean): void {
   // A first walk keeps no paths (parallel stacks, nothing allocated per value); only a document
   // that breaks a limit is walked again, in the same order, to name the pointer.
-  if (findViolation(document, mayHoldNul, null)) findViolation(document, mayHoldNul, []);
+  if (findViolation(document, mayHoldNul, null)) findViolation(document, mayHoldNul, ['']);
 }
 
 /** Depth first, in document order. With `paths`, throws at the first violation; without, reports one. */

@@ -3,9 +3,11 @@ import type { FastifyInstance } from 'fastify';
 import { bodyCheckedByHandler } from '../http/body-checked-by-handler.js';
 import { apiSecurity, authErrors, bodyErrors, errorResponse, success } from '../http/openapi-responses.js';
 import { CYCLONEDX_VERSIONS, cycloneDxValidator, isCycloneDxValidatorReady, type CycloneDxVersion } from './cyclonedx-validator.js';
+import { createBodyBudget } from './body-budget.js';
 import type { SbomIngestService } from './ingest.service.js';
 import { errorExample } from '../http/openapi-examples.js';
 import { SBOM_INGESTED_EXAMPLES, SBOM_REQUEST_EXAMPLES } from './sbom.examples.js';
+import { closeSbomReader } from './sbom-reader.js';
 import { SbomIngestedSchema } from './sbom.schemas.js';
 
 /** Media types the operation accepts; all carry the same JSON documents. */
@@ -31,13 +33,15 @@ const spdx3 = Type.Object(
 );
 const anySbom = Type.Union([cycloneDx, spdx2, spdx3], { description: 'Any supported SBOM document' });
 
-export function ingestSbomRoute(app: FastifyInstance, deps: { sbom: SbomIngestService; maxBytes: number }): void {
+export function ingestSbomRoute(app: FastifyInstance, deps: { sbom: SbomIngestService; maxBytes: number; inflightBytes: number }): void {
   // The document's digest covers its exact bytes, so this operation reads a Buffer and the
   // service parses it once; other routes keep Fastify's JSON parser.
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser(SBOM_MEDIA_TYPES, { parseAs: 'buffer', bodyLimit: deps.maxBytes }, (_request, body, done) => done(null, body));
 
   warmUpValidators(app);
+  app.addHook('onClose', closeSbomReader);
+  const bodies = createBodyBudget({ budgetBytes: deps.inflightBytes, maxBodyBytes: deps.maxBytes });
 
   app.post<{ Params: { sku: string } }>(
     '/products/:sku/sbom',
@@ -68,6 +72,7 @@ export function ingestSbomRoute(app: FastifyInstance, deps: { sbom: SbomIngestSe
         },
       },
       bodyLimit: deps.maxBytes,
+      preParsing: bodies.reserve,
       // The body is checked by the ingest service (format, schema, digest); the schema below documents it.
       validatorCompiler: bodyCheckedByHandler,
       schema: {
@@ -78,6 +83,7 @@ export function ingestSbomRoute(app: FastifyInstance, deps: { sbom: SbomIngestSe
           "(CycloneDX metadata.component.version; SPDX: the described package's version; else the product's firmware_version; else `unversioned`). " +
           'The identical document (same SHA-256 of the bytes) sent again for the same product answers 200 with the stored revision and stores nothing. ' +
           `Content-Type: ${SBOM_MEDIA_TYPES.join(', ')}. Body limit: SBOM_MAX_BYTES (50 MiB by default). Requires scope \`products:write\`. ` +
+          'The SBOM bodies held at once are bounded (SBOM_INFLIGHT_BYTES, 100 MiB by default): beyond it, 503 with Retry-After. ' +
           'No short form: this operation answers only under /api/v1/external.',
         tags: ['sbom'],
         security: apiSecurity,
@@ -98,8 +104,11 @@ export function ingestSbomRoute(app: FastifyInstance, deps: { sbom: SbomIngestSe
           409: errorResponse('The product is archived (code product_archived)'),
           422: errorResponse(
             'Neither CycloneDX JSON 1.2–1.7 nor SPDX 2.2/2.3 JSON or 3.0 JSON-LD (code unsupported_sbom_format), ' +
-              'or a recognised format that fails its schema (code invalid_sbom, `details` with JSON pointers)',
+              'or a recognised format that fails its schema, nests deeper than 100 levels or holds a NUL character (code invalid_sbom, `details` with JSON pointers)',
           ),
+          503: errorResponse('Too many SBOM bodies are held at once, or the database is unreachable for now (code service_unavailable); nothing was stored', {
+            'Retry-After': { type: 'integer', description: 'Seconds to wait before retrying' },
+          }),
         },
       },
     },

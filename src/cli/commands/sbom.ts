@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { AppError } from '../../errors.js';
 import { action } from '../context.js';
 
@@ -30,5 +30,33 @@ export function sbomCommand(): Command {
         return { json: body, text };
       }),
     );
+  sbom
+    .command('diff')
+    .description('components added, removed and changed in version between two revisions of a release')
+    .requiredOption('--org <slug>', 'organisation')
+    .requiredOption('--sku <sku>', 'product SKU')
+    .option('--release <version>', 'the release (default: the one that received the latest SBOM)')
+    .requiredOption('--from <revision>', 'the earlier revision number', revisionNumber)
+    .requiredOption('--to <revision>', 'the later revision number', revisionNumber)
+    .action(
+      action(async (ctx, opts: { org: string; sku: string; release?: string; from: number; to: number }) => {
+        const org = await ctx.orgs.requireOrg(opts.org);
+        const { release_version: release, ...diff } = await ctx.portfolio.diffRevisions(org.id, opts.sku, opts);
+        const line = (sign: string, c: { name: string; version: string | null }) => `${sign} ${c.name} ${c.version ?? '(no version)'}`;
+        const text = [
+          `${opts.sku} release ${release}, revision ${opts.from} → ${opts.to}: ${diff.added.length} added, ${diff.removed.length} removed, ${diff.changed.length} changed`,
+          ...diff.added.map((c) => line('+', c)),
+          ...diff.removed.map((c) => line('-', c)),
+          ...diff.changed.map((c) => `~ ${c.name} ${c.from_version ?? '(no version)'} → ${c.to_version ?? '(no version)'}`),
+        ].join('\n');
+        return { json: diff, text };
+      }),
+    );
   return sbom;
+}
+
+function revisionNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a revision number (1, 2, …)');
+  return n;
 }
