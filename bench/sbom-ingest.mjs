@@ -1,6 +1,7 @@
 // SBOM ingest benchmark: CycloneDX 1.6 documents of 10,000 and 100,000 components POSTed to the
-// real server (dist/server.js on a temporary SQLite database), end to end: HTTP, parsing,
-// schema validation, storage with a durable commit.
+// real server (dist/server.js on a temporary SQLite database, or a scratch PostgreSQL database
+// when DATABASE_URL is postgres://…), end to end: HTTP, parsing, schema validation, storage with
+// a durable commit.
 //
 //   npm run build && node bench/sbom-ingest.mjs [--runs 5] [--sizes 10000,100000]
 //
@@ -15,7 +16,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { stealMeter } from './cpu-steal.mjs';
 import { freePort } from './free-port.mjs';
 
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
+export const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const LICENSES = ['MIT', 'Apache-2.0', 'BSD-3-Clause', 'ISC', 'GPL-2.0-only', 'MPL-2.0'];
 const TYPES = ['library', 'library', 'library', 'framework', 'application'];
 
@@ -54,7 +55,64 @@ export function benchDocument(components) {
   });
 }
 
-async function prepare(databaseUrl) {
+/**
+ * A fresh database for one benchmark: a temporary SQLite file, or a scratch database on the
+ * PostgreSQL server of `serverUrl` (postgres://…). `size()` is its size in bytes now.
+ */
+export async function benchDatabase(serverUrl) {
+  if (serverUrl && /^postgres(ql)?:\/\//.test(serverUrl)) {
+    const { default: pg } = await import('pg');
+    const name = `cra_bench_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+    const admin = async (sql) => {
+      const client = new pg.Client({ connectionString: serverUrl });
+      await client.connect();
+      try {
+        return await client.query(sql);
+      } finally {
+        await client.end();
+      }
+    };
+    await admin(`create database ${name}`);
+    const url = new URL(serverUrl);
+    url.pathname = `/${name}`;
+    return {
+      url: url.toString(),
+      backend: 'postgres',
+      async size() {
+        const client = new pg.Client({ connectionString: url.toString() });
+        await client.connect();
+        try {
+          await client.query('checkpoint').catch(() => {});
+          return Number((await client.query('select pg_database_size(current_database()) as n')).rows[0].n);
+        } finally {
+          await client.end();
+        }
+      },
+      drop: () => admin(`drop database if exists ${name} with (force)`),
+    };
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'cra-bench-sbom-'));
+  const file = join(dir, 'bench.db');
+  return {
+    url: `sqlite:${file}`,
+    backend: 'sqlite',
+    async size() {
+      // Pages in use as a reader sees them (database file and WAL), free pages excluded.
+      const { default: SQLite } = await import('better-sqlite3');
+      const db = new SQLite(file, { readonly: true });
+      try {
+        const pages = db.pragma('page_count', { simple: true }) - db.pragma('freelist_count', { simple: true });
+        return pages * db.pragma('page_size', { simple: true });
+      } finally {
+        db.close();
+      }
+    },
+    drop: async () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/** An organisation `bench` with product BENCH-1; a write key and a read key. */
+export async function prepare(databaseUrl) {
   const dist = (path) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
   const [{ openDatabase, migrateToLatest }, { createServices }] = await Promise.all([dist('db/index.js'), dist('services.js')]);
   const database = openDatabase(databaseUrl);
@@ -63,14 +121,15 @@ async function prepare(databaseUrl) {
     const { orgs, keys, products } = createServices({ database });
     await orgs.createOrg({ slug: 'bench' });
     const { secret } = await keys.createKey({ org: 'bench', name: 'bench', scopes: ['products:write'] });
+    const { secret: readKey } = await keys.createKey({ org: 'bench', name: 'read', scopes: ['products:read'] });
     await products.addProduct('bench', 'BENCH-1', { name: 'Bench gateway' });
-    return secret;
+    return { key: secret, readKey };
   } finally {
     await database.close();
   }
 }
 
-function peakRssMiB(pid) {
+export function peakRssMiB(pid) {
   try {
     const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match ? Math.round(Number(match[1]) / 1024) : null;
@@ -79,7 +138,7 @@ function peakRssMiB(pid) {
   }
 }
 
-async function startServer(env) {
+export async function startServer(env) {
   const port = await freePort();
   const child = spawn(process.execPath, [join(ROOT, 'dist/server.js')], {
     cwd: ROOT,
@@ -107,11 +166,10 @@ const median = (values) => {
 };
 
 /** Runs the benchmark; resolves with one result per size. */
-export async function runSbomIngestBench({ sizes = [10_000, 100_000], runs = 5, log = console.log } = {}) {
-  const dir = mkdtempSync(join(tmpdir(), 'cra-bench-sbom-'));
-  const databaseUrl = `sqlite:${join(dir, 'bench.db')}`;
-  const key = await prepare(databaseUrl);
-  const { child, url } = await startServer({ DATABASE_URL: databaseUrl, RATE_LIMIT_PER_MINUTE: '100000' });
+export async function runSbomIngestBench({ sizes = [10_000, 100_000], runs = 5, databaseUrl = process.env.DATABASE_URL, log = console.log } = {}) {
+  const db = await benchDatabase(databaseUrl);
+  const { key } = await prepare(db.url);
+  const { child, url } = await startServer({ DATABASE_URL: db.url, RATE_LIMIT_PER_MINUTE: '100000' });
   const results = [];
   try {
     for (const size of sizes) {
@@ -139,22 +197,24 @@ export async function runSbomIngestBench({ sizes = [10_000, 100_000], runs = 5, 
         components: size,
         document_mib: +(bytes / 1024 / 1024).toFixed(1),
         runs,
+        backend: db.backend,
         median_ms: Math.round(ms),
         min_ms: Math.round(Math.min(...times)),
+        max_ms: Math.round(Math.max(...times)),
         components_per_second: Math.round(size / (ms / 1000)),
         server_peak_rss_mib: peakRssMiB(child.pid),
         cpu_steal_pct: steal.stop(),
       };
       results.push(result);
       log(
-        `sbom ingest ${size.toLocaleString('en')} components (${result.document_mib} MiB): median ${result.median_ms} ms (min ${result.min_ms}), ` +
+        `sbom ingest (${db.backend}) ${size.toLocaleString('en')} components (${result.document_mib} MiB): median ${result.median_ms} ms (${result.min_ms}–${result.max_ms}), ` +
           `${result.components_per_second.toLocaleString('en')} components/s, server peak RSS ${result.server_peak_rss_mib ?? '?'} MiB, ${result.cpu_steal_pct ?? '?'} % of CPU time stolen`,
       );
     }
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
-    rmSync(dir, { recursive: true, force: true });
+    await db.drop();
   }
   return results;
 }

@@ -4,6 +4,7 @@
 // postgres:// URL (a scratch database is created on that server and dropped after).
 //
 //   npm run build && node bench/sbom-scale.mjs [--rows latency,storage,search,rss] [--runs 5]
+import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
@@ -27,26 +28,23 @@ async function upload(url, key, body) {
   return { status: res.status, body: text, retryAfter: Number(res.headers.get('retry-after') ?? 0) };
 }
 
-/** GET products in a loop on `connections` connections while `during` runs; every latency in ms. */
-async function readLatencies(url, key, during, connections = 4) {
-  const latencies = [];
-  let done = false;
-  const loop = async () => {
-    while (!done) {
-      const started = performance.now();
-      const res = await fetch(`${url}/api/v1/external/products`, { headers: { 'x-cra-api-key': key } });
-      await res.arrayBuffer();
-      latencies.push(performance.now() - started);
-    }
-  };
-  const readers = Array.from({ length: connections }, loop);
+/** GET products in a loop (another process, 4 connections) while `during` runs; every latency in ms. */
+async function readLatencies(url, key, during) {
+  const child = spawn(process.execPath, [join(ROOT, 'bench/read-loop.mjs'), url, key, '4'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.setEncoding('utf8');
+  const ready = new Promise((resolve) => child.stdout.on('data', (d) => ((out += d), out.startsWith('ready\n') && resolve())));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  await ready;
+  // Reads run alone a moment first, so the loop is warm when the upload starts.
+  await new Promise((r) => setTimeout(r, 300));
   try {
     await during();
   } finally {
-    done = true;
-    await Promise.all(readers);
+    child.stdin.write('stop\n');
+    await exited;
   }
-  return latencies;
+  return JSON.parse(out.slice('ready\n'.length));
 }
 
 /** Read latency while a 100,000-component SBOM ingests: p99 and max per upload, median of `runs`. */

@@ -23,6 +23,26 @@ export function encodeIds(ids: ArrayLike<number>): Buffer {
 
 export function decodeIds(bytes: Uint8Array): number[] {
   const ids: number[] = [];
+  forEachId(bytes, (id) => {
+    ids.push(id);
+  });
+  return ids;
+}
+
+/** Which of `wanted` the list holds, each once, in the order first met; decodes without building the list. */
+export function idsAmong(bytes: Uint8Array, wanted: ReadonlySet<number>): number[] {
+  const found: number[] = [];
+  let lo = Number.POSITIVE_INFINITY;
+  let hi = Number.NEGATIVE_INFINITY;
+  for (const id of wanted) [lo, hi] = [Math.min(lo, id), Math.max(hi, id)];
+  // Two comparisons rule out nearly every id before the set is asked.
+  forEachId(bytes, (id) => {
+    if (id >= lo && id <= hi && wanted.has(id) && !found.includes(id)) found.push(id);
+  });
+  return found;
+}
+
+function forEachId(bytes: Uint8Array, visit: (id: number) => void): void {
   let previous = 0;
   let at = 0;
   while (at < bytes.length) {
@@ -35,7 +55,6 @@ export function decodeIds(bytes: Uint8Array): number[] {
       scale *= 0x80;
     } while (byte & 0x80 && at < bytes.length);
     previous += z % 2 === 0 ? z / 2 : -(z + 1) / 2;
-    ids.push(previous);
+    visit(previous);
   }
-  return ids;
 }

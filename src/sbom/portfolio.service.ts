@@ -1,7 +1,7 @@
 import type { Database } from '../db/index.js';
 import { AppError } from '../errors.js';
 import { componentsRepo, type StoredComponent } from './components.repo.js';
-import { decodeIds } from './id-list.js';
+import { idsAmong } from './id-list.js';
 import { portfolioRepo } from './portfolio.repo.js';
 
 export interface ComponentRef {
@@ -46,14 +46,10 @@ export function createPortfolioService(database: Database, products: { requirePr
       const wanted = new Map(found.map((c) => [Number(c.id), ref(c)]));
       const hits: Array<SearchHit & { ingested_at: string }> = [];
       // A revision is one packed list: scanning them all costs ~1 ms per 100,000 references.
+      const wantedIds = new Set(wanted.keys());
       for (const r of await portfolioRepo.revisions(database.db, orgId)) {
-        const seen = new Set<number>();
-        for (const id of decodeIds(r.component_ids)) {
-          const component = wanted.get(id);
-          if (component && !seen.has(id)) {
-            seen.add(id);
-            hits.push({ sku: r.sku, release_version: r.release_version, revision: r.revision, sbom_id: r.sbom_id, component, ingested_at: r.ingested_at });
-          }
+        for (const id of idsAmong(r.component_ids, wantedIds)) {
+          hits.push({ sku: r.sku, release_version: r.release_version, revision: r.revision, sbom_id: r.sbom_id, component: wanted.get(id)!, ingested_at: r.ingested_at });
         }
       }
       hits.sort((a, b) => a.sku.localeCompare(b.sku) || a.release_version.localeCompare(b.release_version) || b.revision - a.revision || byName(a.component, b.component));

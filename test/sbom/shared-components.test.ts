@@ -8,7 +8,7 @@ import { columnTypes } from '../../src/db/migrations/types.js';
 import { createOrgService } from '../../src/orgs/orgs.service.js';
 import { createProductService } from '../../src/products/products.service.js';
 import { componentsRepo } from '../../src/sbom/components.repo.js';
-import { decodeIds, encodeIds } from '../../src/sbom/id-list.js';
+import { decodeIds, encodeIds, idsAmong } from '../../src/sbom/id-list.js';
 import { createSbomIngestService } from '../../src/sbom/ingest.service.js';
 import { buildHarness, type Harness, type Tenant, suiteTeardown } from '../helpers/app.js';
 import { createEmptyDatabaseUrl, TEST_BACKEND } from '../helpers/db.js';
@@ -22,6 +22,12 @@ describe('packed id lists', () => {
     const lists = [[], [1], [1, 2, 3, 4], [5, 3, 3, 9_000_000, 1, 2 ** 31 - 1, 7], Array.from({ length: 1000 }, (_, i) => (i * 7919) % 1201)];
     for (const ids of lists) assert.deepEqual(decodeIds(encodeIds(ids)), ids);
     assert.equal(encodeIds(Array.from({ length: 10_000 }, (_, i) => i + 1)).length, 10_000);
+  });
+  it('idsAmong finds the wanted ids a list holds, each once', () => {
+    const list = encodeIds([5, 3, 3, 9_000_000, 1, 7, 3]);
+    assert.deepEqual(idsAmong(list, new Set([3, 7, 8])), [3, 7]);
+    assert.deepEqual(idsAmong(list, new Set([9_000_000, 2])), [9_000_000]);
+    assert.deepEqual(idsAmong(list, new Set([4])), []);
   });
 });
 
