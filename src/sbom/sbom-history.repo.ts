@@ -1,4 +1,5 @@
 import type { Executor } from '../db/index.js';
+import { componentsRepo } from './components.repo.js';
 
 export interface RevisionListing {
   id: string;
@@ -65,14 +66,13 @@ export const sbomHistoryRepo = {
       .executeTakeFirst();
   },
 
-  components(db: Executor, sbomId: string, offset: number, limit: number): Promise<ComponentListing[]> {
-    return db
-      .selectFrom('sbom_components')
-      .select(['position', 'name', 'version', 'purl', 'type', 'licenses'])
-      .where('sbom_id', '=', sbomId)
-      .orderBy('position')
-      .offset(offset)
-      .limit(limit)
-      .execute();
+  /** A page of the revision's components in document order, read through its packed id list. */
+  async components(db: Executor, orgId: string, sbomId: string, offset: number, limit: number): Promise<ComponentListing[]> {
+    const ids = (await componentsRepo.memberIds(db, orgId, sbomId)).slice(offset, offset + limit);
+    const byId = await componentsRepo.byIds(db, orgId, ids);
+    return ids.map((id, i) => {
+      const { name, version, purl, type, licenses } = byId.get(id)!;
+      return { position: offset + i, name, version, purl, type, licenses };
+    });
   },
 };
