@@ -23,7 +23,11 @@ const percentile = (values, p) => {
 const round1 = (v) => Math.round(v * 10) / 10;
 
 async function upload(url, key, body) {
-  const res = await fetch(`${url}/api/v1/external/products/BENCH-1/sbom`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-cra-api-key': key }, body });
+  const res = await fetch(`${url}/api/v1/external/products/BENCH-1/sbom`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-cra-api-key': key },
+    body,
+  });
   const text = await res.text();
   return { status: res.status, body: text, retryAfter: Number(res.headers.get('retry-after') ?? 0) };
 }
@@ -33,7 +37,12 @@ async function readLatencies(url, key, during) {
   const child = spawn(process.execPath, [join(ROOT, 'bench/read-loop.mjs'), url, key, '4'], { stdio: ['pipe', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.setEncoding('utf8');
-  const ready = new Promise((resolve) => child.stdout.on('data', (d) => ((out += d), out.startsWith('ready\n') && resolve())));
+  const ready = new Promise((resolve) =>
+    child.stdout.on('data', (d) => {
+      out += d;
+      if (out.startsWith('ready\n')) resolve();
+    }),
+  );
   const exited = new Promise((resolve) => child.once('exit', resolve));
   await ready;
   // Reads run alone a moment first, so the loop is warm when the upload starts.
@@ -62,7 +71,16 @@ async function latencyRow({ url, key, readKey, runs }) {
     p99s.push(round1(percentile(latencies, 99)));
     maxes.push(round1(Math.max(...latencies)));
   }
-  return { name: 'GET products during a 100k ingest', p99_ms: median(p99s), p99_range: range(p99s), max_ms: median(maxes), max_range: range(maxes), runs, goal: 'p99 < 50 ms, max < 150 ms', met: median(p99s) < 50 && median(maxes) < 150 };
+  return {
+    name: 'GET products during a 100k ingest',
+    p99_ms: median(p99s),
+    p99_range: range(p99s),
+    max_ms: median(maxes),
+    max_range: range(maxes),
+    runs,
+    goal: 'p99 < 50 ms, max < 150 ms',
+    met: median(p99s) < 50 && median(maxes) < 150,
+  };
 }
 
 /** Database growth per revision of a 10,000-component SBOM where 1 % of the components changed. */
@@ -85,7 +103,14 @@ async function storageRow({ url, key, size, runs }) {
     growth.push(Math.round((now - previous) / 1024));
     previous = now;
   }
-  return { name: 'growth per 1 %-changed revision of a 10k SBOM', kib: median(growth), kib_range: range(growth), runs, goal: '≤ 250 kB', met: median(growth) * 1024 <= 250_000 };
+  return {
+    name: 'growth per 1 %-changed revision of a 10k SBOM',
+    kib: median(growth),
+    kib_range: range(growth),
+    runs,
+    goal: '≤ 250 kB',
+    met: median(growth) * 1024 <= 250_000,
+  };
 }
 
 /** Component search with 1,000,000 stored references: 100 revisions of 10,000 components. */
@@ -111,7 +136,10 @@ async function searchRow({ url, key, databaseUrl, orgSlug, runs }) {
     const times = { purl: [], name: [] };
     let hits = 0;
     for (let run = 0; run <= runs; run++) {
-      for (const [kind, match] of [['purl', { purl: stable.purl }], ['name', { name: stable.name }]]) {
+      for (const [kind, match] of [
+        ['purl', { purl: stable.purl }],
+        ['name', { name: stable.name }],
+      ]) {
         const started = performance.now();
         const found = await services.portfolio.searchComponents(org.id, match);
         const elapsed = performance.now() - started;
@@ -121,7 +149,17 @@ async function searchRow({ url, key, databaseUrl, orgSlug, runs }) {
       }
     }
     const all = [...times.purl, ...times.name];
-    return { name: 'component search, 1M references', purl_ms: median(times.purl), purl_range: range(times.purl), name_ms: median(times.name), name_range: range(times.name), hits, runs, goal: '< 50 ms', met: median(all) < 50 };
+    return {
+      name: 'component search, 1M references',
+      purl_ms: median(times.purl),
+      purl_range: range(times.purl),
+      name_ms: median(times.name),
+      name_range: range(times.name),
+      hits,
+      runs,
+      goal: '< 50 ms',
+      met: median(all) < 50,
+    };
   } finally {
     await database.close();
   }
@@ -147,11 +185,24 @@ async function rssRow({ url, key, pid }) {
     }),
   );
   const peak = peakRssMiB(pid);
-  return { name: `server peak RSS, 8 concurrent ${mib} MiB uploads`, document_mib: mib, peak_rss_mib: peak, refused_503: refused, all_stored_s: round1((performance.now() - started) / 1000), goal: '< 1 GiB', met: peak !== null && peak < 1024 };
+  return {
+    name: `server peak RSS, 8 concurrent ${mib} MiB uploads`,
+    document_mib: mib,
+    peak_rss_mib: peak,
+    refused_503: refused,
+    all_stored_s: round1((performance.now() - started) / 1000),
+    goal: '< 1 GiB',
+    met: peak !== null && peak < 1024,
+  };
 }
 
 /** Runs the chosen rows, each on a fresh database and server; resolves with one result per row. */
-export async function runSbomScaleBench({ rows = ['latency', 'storage', 'search', 'rss'], runs = 5, databaseUrl = process.env.DATABASE_URL, log = console.log } = {}) {
+export async function runSbomScaleBench({
+  rows = ['latency', 'storage', 'search', 'rss'],
+  runs = 5,
+  databaseUrl = process.env.DATABASE_URL,
+  log = console.log,
+} = {}) {
   const results = [];
   for (const row of rows) {
     const db = await benchDatabase(databaseUrl);

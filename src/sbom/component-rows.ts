@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { ComponentsTable } from '../db/schema.js';
 import type { NormalisedComponent } from './normalise.js';
 
 // A component is stored once per organisation, addressed by its normalised fields. Its "text"
@@ -6,15 +7,8 @@ import type { NormalisedComponent } from './normalise.js';
 // rejected), absent values empty; its key is a digest of that text. Pure: used by the parse
 // worker, the repository and the migration that moved the existing rows.
 
-export interface ComponentFields {
-  name: string;
-  version: string | null;
-  purl: string | null;
-  type: string | null;
-  /** JSON array of licence ids or names, null when there is none. */
-  licenses: string | null;
-  ref: string | null;
-}
+/** A component's normalised fields, as the components table stores them. */
+export type ComponentFields = Pick<ComponentsTable, 'name' | 'version' | 'purl' | 'type' | 'licenses' | 'ref'>;
 
 const SEP = '\u0000';
 

@@ -15,14 +15,24 @@ export const componentsRepo = {
   /** The ids of those of `keys` the organisation already stores. */
   async findIds(db: Executor, orgId: string, keys: readonly string[], into = new Map<string, number>()): Promise<Map<string, number>> {
     for (let i = 0; i < keys.length; i += LOOKUP_CHUNK) {
-      const rows = await db.selectFrom('components').select(['id', 'key']).where('org_id', '=', orgId).where('key', 'in', keys.slice(i, i + LOOKUP_CHUNK)).execute();
+      const rows = await db
+        .selectFrom('components')
+        .select(['id', 'key'])
+        .where('org_id', '=', orgId)
+        .where('key', 'in', keys.slice(i, i + LOOKUP_CHUNK))
+        .execute();
       for (const row of rows) into.set(row.key, Number(row.id));
     }
     return into;
   },
 
   /** New components of the organisation, through the database's bulk insert (inside `trx`). */
-  insert(database: Pick<Database, 'bulkInsert'>, trx: Trx, orgId: string, rows: ReadonlyArray<{ key: string; fields: ComponentFields }>): Promise<void> {
+  insert(
+    database: Pick<Database, 'bulkInsert'>,
+    trx: Trx,
+    orgId: string,
+    rows: ReadonlyArray<{ key: string; fields: ComponentFields }>,
+  ): Promise<void> {
     const values: unknown[] = new Array(rows.length * COLUMNS.length);
     let i = 0;
     for (const { key, fields: f } of rows) {
@@ -54,7 +64,10 @@ export const componentsRepo = {
   },
 
   async insertMembers(trx: Trx, sbomId: string, ids: ArrayLike<number>): Promise<void> {
-    await trx.insertInto('sbom_members').values({ sbom_id: sbomId, component_ids: encodeIds(ids) }).execute();
+    await trx
+      .insertInto('sbom_members')
+      .values({ sbom_id: sbomId, component_ids: encodeIds(ids) })
+      .execute();
   },
 
   /** The revision's component ids in document order (empty for an unknown revision or another organisation's). */

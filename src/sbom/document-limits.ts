@@ -48,7 +48,8 @@ function findViolation(document: unknown, mayHoldNul: boolean, paths: string[] |
     const length = isArray ? value.length : keys!.length;
     for (let i = length - 1; i >= 0; i--) {
       const key = isArray ? i : keys![i]!;
-      if (mayHoldNul && !isArray && (key as string).includes('\u0000')) return fail(pointer(path, key), 'the key must not contain a NUL character (\\u0000)');
+      if (mayHoldNul && !isArray && (key as string).includes('\u0000'))
+        return fail(pointer(path, key), 'the key must not contain a NUL character (\\u0000)');
       const item: unknown = (value as Record<string | number, unknown>)[key];
       if (item === null || (typeof item !== 'object' && !(mayHoldNul && typeof item === 'string'))) continue;
       values.push(item);

@@ -37,12 +37,21 @@ export const portfolioRepo = {
 
   /** A release of the product: the named one, else the one that received the latest revision. */
   release(db: Executor, productId: string, version: string | undefined) {
-    let query = db.selectFrom('releases as r').innerJoin('sbom_revisions as s', 's.release_id', 'r.id').select(['r.id', 'r.version']).where('r.product_id', '=', productId);
+    let query = db
+      .selectFrom('releases as r')
+      .innerJoin('sbom_revisions as s', 's.release_id', 'r.id')
+      .select(['r.id', 'r.version'])
+      .where('r.product_id', '=', productId);
     if (version !== undefined) query = query.where('r.version', '=', version);
     return query.orderBy('s.ingested_at', 'desc').orderBy('s.revision', 'desc').limit(1).executeTakeFirst();
   },
 
   revision(db: Executor, releaseId: string, revision: number) {
-    return db.selectFrom('sbom_revisions').select(['id', 'revision']).where('release_id', '=', releaseId).where('revision', '=', revision).executeTakeFirst();
+    return db
+      .selectFrom('sbom_revisions')
+      .select(['id', 'revision'])
+      .where('release_id', '=', releaseId)
+      .where('revision', '=', revision)
+      .executeTakeFirst();
   },
 };

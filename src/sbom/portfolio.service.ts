@@ -32,9 +32,13 @@ function identity(c: ComponentRef): string {
   return `name:${c.name}`;
 }
 
-const byName = (a: ComponentRef, b: ComponentRef) => a.name.localeCompare(b.name) || (a.version ?? '').localeCompare(b.version ?? '') || (a.purl ?? '').localeCompare(b.purl ?? '');
+const byName = (a: ComponentRef, b: ComponentRef) =>
+  a.name.localeCompare(b.name) || (a.version ?? '').localeCompare(b.version ?? '') || (a.purl ?? '').localeCompare(b.purl ?? '');
 
-export function createPortfolioService(database: Database, products: { requireProduct(orgId: string, sku: string): Promise<{ id: string }> }) {
+export function createPortfolioService(
+  database: Database,
+  products: { requireProduct(orgId: string, sku: string): Promise<{ id: string }> },
+) {
   return {
     /**
      * Which products, releases and revisions contain the component: one hit per revision and
@@ -49,19 +53,39 @@ export function createPortfolioService(database: Database, products: { requirePr
       const wantedIds = new Set(wanted.keys());
       for (const r of await portfolioRepo.revisions(database.db, orgId)) {
         for (const id of idsAmong(r.component_ids, wantedIds)) {
-          hits.push({ sku: r.sku, release_version: r.release_version, revision: r.revision, sbom_id: r.sbom_id, component: wanted.get(id)!, ingested_at: r.ingested_at });
+          hits.push({
+            sku: r.sku,
+            release_version: r.release_version,
+            revision: r.revision,
+            sbom_id: r.sbom_id,
+            component: wanted.get(id)!,
+            ingested_at: r.ingested_at,
+          });
         }
       }
-      hits.sort((a, b) => a.sku.localeCompare(b.sku) || a.release_version.localeCompare(b.release_version) || b.revision - a.revision || byName(a.component, b.component));
+      hits.sort(
+        (a, b) =>
+          a.sku.localeCompare(b.sku) ||
+          a.release_version.localeCompare(b.release_version) ||
+          b.revision - a.revision ||
+          byName(a.component, b.component),
+      );
       return hits.map(({ ingested_at: _, ...hit }) => hit);
     },
 
     /** Components added, removed and changed in version from revision `from` to `to` of one release. */
-    async diffRevisions(orgId: string, sku: string, options: { release?: string; from: number; to: number }): Promise<SbomDiff & { release_version: string }> {
+    async diffRevisions(
+      orgId: string,
+      sku: string,
+      options: { release?: string; from: number; to: number },
+    ): Promise<SbomDiff & { release_version: string }> {
       const product = await products.requireProduct(orgId, sku);
       const release = await portfolioRepo.release(database.db, product.id, options.release);
       if (!release) {
-        throw new AppError('not_found', options.release === undefined ? `product "${sku}" has no SBOM` : `product "${sku}" has no SBOM for release ${options.release}`);
+        throw new AppError(
+          'not_found',
+          options.release === undefined ? `product "${sku}" has no SBOM` : `product "${sku}" has no SBOM for release ${options.release}`,
+        );
       }
       const revisionIds = async (n: number) => {
         const revision = await portfolioRepo.revision(database.db, release.id, n);
@@ -72,7 +96,13 @@ export function createPortfolioService(database: Database, products: { requirePr
       const onlyFrom = [...fromIds].filter((id) => !toIds.has(id));
       const onlyTo = [...toIds].filter((id) => !fromIds.has(id));
       const rows = await componentsRepo.byIds(database.db, orgId, [...onlyFrom, ...onlyTo]);
-      return { release_version: release.version, ...diffComponents(onlyFrom.map((id) => ref(rows.get(id)!)), onlyTo.map((id) => ref(rows.get(id)!))) };
+      return {
+        release_version: release.version,
+        ...diffComponents(
+          onlyFrom.map((id) => ref(rows.get(id)!)),
+          onlyTo.map((id) => ref(rows.get(id)!)),
+        ),
+      };
     },
   };
 }
@@ -86,7 +116,10 @@ export function diffComponents(before: ComponentRef[], after: ComponentRef[]): S
   const groups = new Map<string, { before: ComponentRef[]; after: ComponentRef[] }>();
   const group = (c: ComponentRef) => {
     let g = groups.get(identity(c));
-    if (!g) groups.set(identity(c), (g = { before: [], after: [] }));
+    if (!g) {
+      g = { before: [], after: [] };
+      groups.set(identity(c), g);
+    }
     return g;
   };
   for (const c of before) group(c).before.push(c);
@@ -113,7 +146,9 @@ function dedupe(list: ComponentRef[]): ComponentRef[] {
   const seen = new Set<string>();
   return list.filter((c) => {
     const key = `${c.name}\u0000${c.version ?? ''}\u0000${c.purl ?? ''}`;
-    return seen.has(key) ? false : (seen.add(key), true);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
   });
 }
 

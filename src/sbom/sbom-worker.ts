@@ -4,7 +4,9 @@ import { readSbomBytes, type SbomReading } from './read-sbom.js';
 // Runs in a worker thread of sbom-reader.ts. An AppError cannot cross the thread boundary as
 // itself, so it comes back as data; anything else is a bug and is thrown.
 
-export type WorkerAnswer = { ok: true; reading: SbomReading } | { ok: false; code: AppError['code']; message: string; details?: AppError['details'] };
+export type WorkerAnswer =
+  | { ok: true; reading: SbomReading }
+  | { ok: false; code: AppError['code']; message: string; details?: AppError['details'] };
 
 export default function readInWorker(bytes: Uint8Array): WorkerAnswer {
   try {

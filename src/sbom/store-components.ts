@@ -39,17 +39,35 @@ export async function storeComponents(database: Database, orgId: string, reading
   return out;
 }
 
-async function insertSlice(database: Database, orgId: string, reading: SbomReading, slice: Array<[string, number]>, ids: Map<string, number>): Promise<void> {
+async function insertSlice(
+  database: Database,
+  orgId: string,
+  reading: SbomReading,
+  slice: Array<[string, number]>,
+  ids: Map<string, number>,
+): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
       await database.transaction(async (trx) => {
         // Another upload may have stored some since the lookup (on PostgreSQL, concurrently).
-        const found = await componentsRepo.findIds(trx, orgId, slice.map(([key]) => key));
+        const found = await componentsRepo.findIds(
+          trx,
+          orgId,
+          slice.map(([key]) => key),
+        );
         const rows = slice
           .filter(([key]) => !found.has(key))
-          .map(([key, index]) => ({ key, fields: componentFields(reading.texts.slice(reading.offsets[index]!, reading.offsets[index + 1]!)) }));
+          .map(([key, index]) => ({
+            key,
+            fields: componentFields(reading.texts.slice(reading.offsets[index]!, reading.offsets[index + 1]!)),
+          }));
         if (rows.length > 0) await componentsRepo.insert(database, trx, orgId, rows);
-        await componentsRepo.findIds(trx, orgId, rows.map((r) => r.key), found);
+        await componentsRepo.findIds(
+          trx,
+          orgId,
+          rows.map((r) => r.key),
+          found,
+        );
         for (const [key, id] of found) ids.set(key, id);
       });
       return;

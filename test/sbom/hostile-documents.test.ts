@@ -38,7 +38,13 @@ describe('SBOM ingest: hostile documents and the bound on bodies in memory (serv
     key = (await runCli(['key', 'create', '--org', 'acme', '--name', 'ci', '--scopes', 'products:write', '--json'], env)).json().secret;
     assert.equal((await runCli(['product', 'add', '--org', 'acme', '--sku', 'RTR-1', '--name', 'Router'], env)).code, 0);
     // Bodies up to 8 MiB, at most 10 MiB of them held at once.
-    server = await startServer({ ...env, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '1000', SBOM_MAX_BYTES: String(8 * MiB), SBOM_INFLIGHT_BYTES: String(10 * MiB) });
+    server = await startServer({
+      ...env,
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_MINUTE: '1000',
+      SBOM_MAX_BYTES: String(8 * MiB),
+      SBOM_INFLIGHT_BYTES: String(10 * MiB),
+    });
     dir = mkdtempSync(join(tmpdir(), 'cra-hostile-'));
   });
   after(async () => {
@@ -48,7 +54,11 @@ describe('SBOM ingest: hostile documents and the bound on bodies in memory (serv
   });
 
   const post = (body: string) =>
-    fetch(`${server.url}/api/v1/external/products/RTR-1/sbom`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-cra-api-key': key }, body });
+    fetch(`${server.url}/api/v1/external/products/RTR-1/sbom`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-cra-api-key': key },
+      body,
+    });
 
   for (const where of ['components', 'metadata'] as const) {
     for (const levels of [800, 100_000]) {
@@ -58,7 +68,10 @@ describe('SBOM ingest: hostile documents and the bound on bodies in memory (serv
         const body = (await res.json()) as { code: string; errore: string; details: Array<{ path: string; message: string }> };
         assert.equal(body.code, 'invalid_sbom');
         assert.match(body.details[0]!.message, /nests deeper than 100 levels/);
-        assert.ok(body.details[0]!.path.startsWith(where === 'components' ? '/components/0/components/0/' : '/metadata/component/components/0/'), body.details[0]!.path);
+        assert.ok(
+          body.details[0]!.path.startsWith(where === 'components' ? '/components/0/components/0/' : '/metadata/component/components/0/'),
+          body.details[0]!.path,
+        );
         assert.equal((await fetch(`${server.url}/healthz`)).status, 200);
       });
     }

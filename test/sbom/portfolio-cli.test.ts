@@ -30,7 +30,8 @@ describe('cra-admin component search and sbom diff', () => {
     drop = db.drop;
     env = { DATABASE_URL: db.url };
     for (const org of ['acme', 'other']) assert.equal((await runCli(['org', 'create', org], env)).code, 0);
-    for (const sku of ['RTR-1', 'CAM-1']) assert.equal((await runCli(['product', 'add', '--org', 'acme', '--sku', sku, '--name', sku], env)).code, 0);
+    for (const sku of ['RTR-1', 'CAM-1'])
+      assert.equal((await runCli(['product', 'add', '--org', 'acme', '--sku', sku, '--name', sku], env)).code, 0);
     assert.equal((await runCli(['product', 'add', '--org', 'other', '--sku', 'THEIRS', '--name', 'Theirs'], env)).code, 0);
 
     // RTR-1 release 1.0.0: revision 1 has lib-0..lib-3; revision 2 drops lib-0, upgrades lib-1, adds extra.
@@ -64,10 +65,17 @@ describe('cra-admin component search and sbom diff', () => {
     const all = (await runCli(['component', 'search', '--org', 'acme', '--name', 'lib-1', '--json'], env)).json();
     assert.deepEqual(
       all.map((h: any) => [h.sku, h.revision, h.component.version]),
-      [['CAM-1', 1, '1.0.1'], ['RTR-1', 2, '2.0.0'], ['RTR-1', 1, '1.0.1']],
+      [
+        ['CAM-1', 1, '1.0.1'],
+        ['RTR-1', 2, '2.0.0'],
+        ['RTR-1', 1, '1.0.1'],
+      ],
     );
     const one = (await runCli(['component', 'search', '--org', 'acme', '--name', 'lib-1', '--version', '2.0.0', '--json'], env)).json();
-    assert.deepEqual(one.map((h: any) => h.sbom_id), [ids.r2]);
+    assert.deepEqual(
+      one.map((h: any) => h.sbom_id),
+      [ids.r2],
+    );
     assert.deepEqual((await runCli(['component', 'search', '--org', 'acme', '--name', 'nothing', '--json'], env)).json(), []);
     const usage = await runCli(['component', 'search', '--org', 'acme'], env);
     assert.equal(usage.code, 1);
@@ -75,7 +83,10 @@ describe('cra-admin component search and sbom diff', () => {
   });
 
   it('sbom diff: added, removed and changed in version between two revisions', async () => {
-    const run = await runCli(['sbom', 'diff', '--org', 'acme', '--sku', 'RTR-1', '--release', '1.0.0', '--from', '1', '--to', '2', '--json'], env);
+    const run = await runCli(
+      ['sbom', 'diff', '--org', 'acme', '--sku', 'RTR-1', '--release', '1.0.0', '--from', '1', '--to', '2', '--json'],
+      env,
+    );
     assert.equal(run.code, 0, run.stderr);
     assert.deepEqual(run.json(), {
       added: [{ name: 'extra', version: '0.1.0', purl: 'pkg:npm/extra@0.1.0' }],

@@ -15,11 +15,24 @@ import { createEmptyDatabaseUrl, TEST_BACKEND } from '../helpers/db.js';
 import { cycloneDx16 } from './sbom-fixtures.js';
 
 const count = async (database: Database, table: 'components' | 'sbom_members' | 'sbom_revisions') =>
-  Number((await database.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await database.db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 describe('packed id lists', () => {
   it('round-trip any ids, in any order, with repeats; consecutive ids take a byte each', () => {
-    const lists = [[], [1], [1, 2, 3, 4], [5, 3, 3, 9_000_000, 1, 2 ** 31 - 1, 7], Array.from({ length: 1000 }, (_, i) => (i * 7919) % 1201)];
+    const lists = [
+      [],
+      [1],
+      [1, 2, 3, 4],
+      [5, 3, 3, 9_000_000, 1, 2 ** 31 - 1, 7],
+      Array.from({ length: 1000 }, (_, i) => (i * 7919) % 1201),
+    ];
     for (const ids of lists) assert.deepEqual(decodeIds(encodeIds(ids)), ids);
     assert.equal(encodeIds(Array.from({ length: 10_000 }, (_, i) => i + 1)).length, 10_000);
   });
@@ -41,7 +54,13 @@ describe(`SBOM revisions share their components (${TEST_BACKEND})`, () => {
     await h.products.addProduct('acme', 'RTR-1', { name: 'Router' });
   });
   const post = (doc: unknown) =>
-    h.request({ method: 'POST', url: '/api/v1/external/products/RTR-1/sbom', key: acme.key, headers: { 'content-type': 'application/json' }, payload: JSON.stringify(doc) });
+    h.request({
+      method: 'POST',
+      url: '/api/v1/external/products/RTR-1/sbom',
+      key: acme.key,
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify(doc),
+    });
 
   it('a new revision stores only the components that changed; each revision reads back whole, in document order', async () => {
     const first = cycloneDx16(200, { version: '1.0.0' });
@@ -60,7 +79,12 @@ describe(`SBOM revisions share their components (${TEST_BACKEND})`, () => {
     const stored = await componentsRepo.ofRevision(h.database.db, acme.orgId, r2.json().sbom_id);
     assert.deepEqual(
       stored.map((c) => [c.name, c.version, c.purl, c.licenses]),
-      second.components.map((c: any) => [c.name, c.version, c.purl, c.licenses ? JSON.stringify(c.licenses.map((l: any) => l.license.id)) : null]),
+      second.components.map((c: any) => [
+        c.name,
+        c.version,
+        c.purl,
+        c.licenses ? JSON.stringify(c.licenses.map((l: any) => l.license.id)) : null,
+      ]),
     );
     const before = await componentsRepo.ofRevision(h.database.db, acme.orgId, r1.json().sbom_id);
     assert.equal(before[10]!.version, '1.0.10');
@@ -70,7 +94,13 @@ describe(`SBOM revisions share their components (${TEST_BACKEND})`, () => {
     const other = await h.tenant('other', ['products:write']);
     await h.products.addProduct('other', 'THEIRS', { name: 'Theirs' });
     const before = await count(h.database, 'components');
-    const res = await h.request({ method: 'POST', url: '/api/v1/external/products/THEIRS/sbom', key: other.key, headers: { 'content-type': 'application/json' }, payload: JSON.stringify(cycloneDx16(5)) });
+    const res = await h.request({
+      method: 'POST',
+      url: '/api/v1/external/products/THEIRS/sbom',
+      key: other.key,
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify(cycloneDx16(5)),
+    });
     assert.equal(res.statusCode, 201);
     assert.equal(await count(h.database, 'components'), before + 5);
     assert.deepEqual(await componentsRepo.ofRevision(h.database.db, acme.orgId, res.json().sbom_id), []);
@@ -96,12 +126,18 @@ describe(`migration 002 moves the existing component rows (${TEST_BACKEND})`, ()
       db: database.db,
       // Every migration but 002: as a database that ran a later-numbered migration before 002 existed.
       provider: {
-        getMigrations: async () => Object.fromEntries(migrations.filter((m) => m.name !== '002-shared-components').map((m) => [m.name, { up: (db: Kysely<any>) => m.up(db, t) }])),
+        getMigrations: async () =>
+          Object.fromEntries(
+            migrations.filter((m) => m.name !== '002-shared-components').map((m) => [m.name, { up: (db: Kysely<any>) => m.up(db, t) }]),
+          ),
       },
     });
     const { error } = await migrator.migrateToLatest();
     assert.equal(error, undefined);
-    assert.ok((await migrator.getMigrations()).some((m) => m.name > '002' && m.executedAt), 'a later migration ran first');
+    assert.ok(
+      (await migrator.getMigrations()).some((m) => m.name > '002' && m.executedAt),
+      'a later migration ran first',
+    );
     const orgs = createOrgService(database);
     const products = createProductService(database, orgs);
     const org = await orgs.createOrg({ slug: 'legacy' });
@@ -109,26 +145,57 @@ describe(`migration 002 moves the existing component rows (${TEST_BACKEND})`, ()
     const legacy = database.db as unknown as Kysely<any>;
     const releaseId = randomUUID();
     const at = '2026-01-01T00:00:00.000Z';
-    await legacy.insertInto('releases').values({ id: releaseId, org_id: org.id, product_id: product.id, version: '1.0.0', created_at: at }).execute();
+    await legacy
+      .insertInto('releases')
+      .values({ id: releaseId, org_id: org.id, product_id: product.id, version: '1.0.0', created_at: at })
+      .execute();
     // Rows as the ingest of cycloneDx16 wrote them before: revision 2 drops lib-0 and adds lib-3.
-    const row = (i: number) => ({ name: `lib-${i}`, version: `1.0.${i}`, purl: `pkg:npm/lib-${i}@1.0.${i}`, type: 'library', licenses: '["MIT"]', ref: `pkg:npm/lib-${i}@1.0.${i}` });
+    const row = (i: number) => ({
+      name: `lib-${i}`,
+      version: `1.0.${i}`,
+      purl: `pkg:npm/lib-${i}@1.0.${i}`,
+      type: 'library',
+      licenses: '["MIT"]',
+      ref: `pkg:npm/lib-${i}@1.0.${i}`,
+    });
     const revisions = [
       { id: randomUUID(), rows: [row(0), row(1), row(2)] },
-      { id: randomUUID(), rows: [row(1), row(2), row(3), { name: 'bare', version: null, purl: null, type: null, licenses: null, ref: null }] },
+      {
+        id: randomUUID(),
+        rows: [row(1), row(2), row(3), { name: 'bare', version: null, purl: null, type: null, licenses: null, ref: null }],
+      },
     ];
     for (const [n, r] of revisions.entries()) {
       await legacy
         .insertInto('sbom_revisions')
-        .values({ id: r.id, org_id: org.id, product_id: product.id, release_id: releaseId, revision: n + 1, format: 'cyclonedx', spec_version: '1.6', digest: r.id, components: r.rows.length, source: 'cli', ingested_at: at })
+        .values({
+          id: r.id,
+          org_id: org.id,
+          product_id: product.id,
+          release_id: releaseId,
+          revision: n + 1,
+          format: 'cyclonedx',
+          spec_version: '1.6',
+          digest: r.id,
+          components: r.rows.length,
+          source: 'cli',
+          ingested_at: at,
+        })
         .execute();
-      await legacy.insertInto('sbom_components').values(r.rows.map((c, position) => ({ sbom_id: r.id, position, ...c }))).execute();
+      await legacy
+        .insertInto('sbom_components')
+        .values(r.rows.map((c, position) => ({ sbom_id: r.id, position, ...c })))
+        .execute();
     }
 
     await migrateToLatest(database);
     assert.equal(await count(database, 'components'), 5);
     for (const r of revisions) {
       const stored = await componentsRepo.ofRevision(database.db, org.id, r.id);
-      assert.deepEqual(stored.map(({ id: _, ...c }) => c), r.rows);
+      assert.deepEqual(
+        stored.map(({ id: _, ...c }) => c),
+        r.rows,
+      );
     }
     await assert.rejects(legacy.selectFrom('sbom_components').selectAll().execute(), 'the old table is gone');
 

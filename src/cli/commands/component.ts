@@ -14,11 +14,23 @@ export function componentCommand(): Command {
     .option('--version <version>', 'with --name: only this version')
     .action(
       action(async (ctx, opts: { org: string; purl?: string; name?: string; version?: string }) => {
-        if (opts.purl === undefined && opts.name === undefined) throw new AppError('validation_failed', 'give --purl P or --name N [--version V]');
+        if (opts.purl === undefined && opts.name === undefined)
+          throw new AppError('validation_failed', 'give --purl P or --name N [--version V]');
         const org = await ctx.orgs.requireOrg(opts.org);
-        const match = opts.purl !== undefined ? { purl: opts.purl } : { name: opts.name!, ...(opts.version !== undefined ? { version: opts.version } : {}) };
+        const match =
+          opts.purl !== undefined
+            ? { purl: opts.purl }
+            : { name: opts.name!, ...(opts.version !== undefined ? { version: opts.version } : {}) };
         const hits = await ctx.portfolio.searchComponents(org.id, match);
-        const rows = hits.map((h) => ({ sku: h.sku, release: h.release_version, revision: h.revision, name: h.component.name, version: h.component.version, purl: h.component.purl, sbom_id: h.sbom_id }));
+        const rows = hits.map((h) => ({
+          sku: h.sku,
+          release: h.release_version,
+          revision: h.revision,
+          name: h.component.name,
+          version: h.component.version,
+          purl: h.component.purl,
+          sbom_id: h.sbom_id,
+        }));
         return { json: hits, text: table(rows, ['sku', 'release', 'revision', 'name', 'version', 'purl', 'sbom_id']) };
       }),
     );

@@ -47,7 +47,12 @@ export const sharedComponents: PortableMigration = {
       const ids = new Map<string, number>();
       const lookUp = async (wanted: string[]) => {
         for (let i = 0; i < wanted.length; i += ROWS_PER_INSERT) {
-          const found = await db.selectFrom('components').select(['id', 'key']).where('org_id', '=', revision.org_id).where('key', 'in', wanted.slice(i, i + ROWS_PER_INSERT)).execute();
+          const found = await db
+            .selectFrom('components')
+            .select(['id', 'key'])
+            .where('org_id', '=', revision.org_id)
+            .where('key', 'in', wanted.slice(i, i + ROWS_PER_INSERT))
+            .execute();
           for (const f of found) ids.set(f.key as string, Number(f.id));
         }
       };
@@ -57,9 +62,16 @@ export const sharedComponents: PortableMigration = {
         if (!ids.has(keys[i]!)) fresh.set(keys[i]!, row);
       });
       const values = [...fresh].map(([key, row]) => ({ org_id: revision.org_id, key, ...row }));
-      for (let i = 0; i < values.length; i += ROWS_PER_INSERT) await db.insertInto('components').values(values.slice(i, i + ROWS_PER_INSERT)).execute();
+      for (let i = 0; i < values.length; i += ROWS_PER_INSERT)
+        await db
+          .insertInto('components')
+          .values(values.slice(i, i + ROWS_PER_INSERT))
+          .execute();
       await lookUp([...fresh.keys()]);
-      await db.insertInto('sbom_members').values({ sbom_id: revision.id, component_ids: encodeIds(keys.map((k) => ids.get(k)!)) }).execute();
+      await db
+        .insertInto('sbom_members')
+        .values({ sbom_id: revision.id, component_ids: encodeIds(keys.map((k) => ids.get(k)!)) })
+        .execute();
     }
     await db.schema.dropTable('sbom_components').execute();
   },
