@@ -14,6 +14,7 @@ import { caseReportsRepo, stageFacts } from './case-reports.repo.js';
 import { caseStages, closeBlockers, stageLabel, type StageStatus } from './stage-rules.js';
 import { casesRepo, type CaseWithProduct } from './cases.repo.js';
 import { openCase } from './open-case.js';
+import { assertStorableText } from '../shared/storable-text.js';
 
 /** A case as the console shows it. Notes are confidential and never leave the database. */
 export interface CaseView {
@@ -155,6 +156,7 @@ export function createCaseService(
 
     /** The human decision of decisions §2 and art14.md: a signal becomes a case with the same number. */
     async openCase(orgSlug: string, input: OpenCaseInput): Promise<CaseView> {
+      assertStorableText({ title: input.title, note: input.note });
       const org = await orgs.requireOrg(orgSlug);
       const signal = await signalsRepo.findByNumber(database.db, org.id, input.signalNumber);
       if (!signal) throw new AppError('not_found', `no signal with incident number ${input.signalNumber}`);

@@ -62,6 +62,14 @@ describe('text the database cannot store', () => {
       assert.equal((await appError(h.keys.revokeKey({ org: 'acme', name: 'ci\u0000' }))).code, 'not_found');
     });
 
+    it('case title and note; a console e-mail address with NUL is no address', async () => {
+      const org = await h.orgs.requireOrg('acme');
+      const { incident_number } = await h.incidents.receiveSignal({ orgId: org.id, source: 'test' }, { description: 'report' });
+      const error = await appError(h.cases.openCase('acme', { signalNumber: incident_number, notifiable: false, note: 'n\u0000', title: 't\u0000' }));
+      assert.deepEqual(error.details?.map((d) => d.path), ['/title', '/note']);
+      assert.equal((await appError(h.users.invite({ org: 'acme', email: 'a\u0000@b.example', role: 'viewer', actor: 'test' }))).code, 'validation_failed');
+    });
+
     it('a key with an empty scope list is refused with a clear message', async () => {
       const error = await appError(h.keys.createKey({ org: 'acme', name: 'no-scope', scopes: [] }));
       assert.equal(error.code, 'validation_failed');

@@ -10,6 +10,7 @@ import { digestRecoveryCode, generateRecoveryCodes, normaliseRecoveryCode } from
 import type { SecretBox } from './secret-box.js';
 import { acceptTotp, newTotpSecret } from './totp.js';
 import { usersRepo, type MembershipView } from './users.repo.js';
+import { isStorableText } from '../../shared/storable-text.js';
 
 export const ROLES: readonly Role[] = ['owner', 'admin', 'analyst', 'viewer'];
 const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]{2,}$/;
@@ -45,7 +46,8 @@ export function parseRole(value: string): Role {
 
 export function normaliseEmail(value: string): string {
   const email = value.trim().toLowerCase();
-  if (!EMAIL.test(email) || email.length > 254) throw new AppError('validation_failed', `"${value}" is not an e-mail address`);
+  // A NUL passes the pattern but no database can look it up (PostgreSQL refuses the query).
+  if (!EMAIL.test(email) || email.length > 254 || !isStorableText(email)) throw new AppError('validation_failed', `"${value}" is not an e-mail address`);
   return email;
 }
 
