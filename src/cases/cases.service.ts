@@ -211,6 +211,12 @@ export function createCaseService(
       return view(await requireCase(org.id, incidentNumber), clock());
     },
 
+    /** The confidential notes: for the organisation's own people in the console, never the API. */
+    async caseNotes(orgSlug: string, incidentNumber: number): Promise<string | null> {
+      const org = await orgs.requireOrg(orgSlug);
+      return (await requireCase(org.id, incidentNumber)).notes;
+    },
+
     recordEarlyWarning: (orgSlug: string, incidentNumber: number, at?: Date, actor?: string) => recordSent(orgSlug, incidentNumber, 'early_warning_sent_at', at, actor),
     recordNotification: (orgSlug: string, incidentNumber: number, at?: Date, actor?: string) => recordSent(orgSlug, incidentNumber, 'notification_sent_at', at, actor),
 

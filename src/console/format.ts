@@ -9,14 +9,13 @@ export function time(value: string | null): string {
   return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())} UTC`;
 }
 
+/** Hours and minutes (the CRA clocks run 24 h and 72 h); days only past 100 hours. */
 function span(ms: number): string {
   const minutes = Math.floor(ms / 60_000);
-  const days = Math.floor(minutes / 1440);
-  const hours = Math.floor((minutes % 1440) / 60);
-  const rest = minutes % 60;
-  if (days > 0) return `${days} d ${hours} h`;
-  if (hours > 0) return `${hours} h ${pad(rest)} min`;
-  return `${rest} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours >= 100) return `${Math.floor(hours / 24)} d ${hours % 24} h`;
+  if (hours > 0) return `${hours} h ${pad(minutes % 60)} min`;
+  return `${minutes} min`;
 }
 
 /** Time left until `deadline` at `now`, or how long it is overdue. */

@@ -1,6 +1,7 @@
 import { Kind, type Static, type TObject, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { AppError } from '../errors.js';
+import { parseTimestamp } from '../shared/time.js';
 
 // Forms are validated on the server with TypeBox, like the API's bodies. Each field's schema
 // may carry `message`: the sentence shown next to that field when it fails.
@@ -57,3 +58,13 @@ export function serviceErrors(error: unknown, field = '_form'): FieldErrors {
   }
   throw error;
 }
+
+/** A time typed as YYYY-MM-DDTHH:MM[:SS][Z] (the console speaks UTC); undefined when empty, null when impossible. */
+export function parseUtcInput(raw: string): Date | null | undefined {
+  if (!raw) return undefined;
+  const withSeconds = raw.length === 16 ? `${raw}:00` : raw;
+  return parseTimestamp(withSeconds.endsWith('Z') ? withSeconds : `${withSeconds}Z`);
+}
+
+/** The pattern of what parseUtcInput accepts (or an empty field). */
+export const UTC_INPUT = '^(\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2})?Z?)?$';

@@ -5,6 +5,8 @@ import { helpers } from './format.js';
 
 export const NAV = [
   { path: 'today', label: 'Today' },
+  { path: 'signals', label: 'Signals' },
+  { path: 'cases', label: 'Cases' },
   { path: 'products', label: 'Products' },
   { path: 'keys', label: 'API keys' },
   { path: 'activity', label: 'Activity' },

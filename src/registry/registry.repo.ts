@@ -48,9 +48,10 @@ export const registryRepo = {
   },
 
   /** Newest first, optionally one action only, entries before `beforeSeq`. */
-  recent(db: Executor, orgId: string, options: { action?: string; beforeSeq?: number; limit: number }): Promise<RegistryEntryRow[]> {
+  recent(db: Executor, orgId: string, options: { action?: string; subject?: string; beforeSeq?: number; limit: number }): Promise<RegistryEntryRow[]> {
     let query = db.selectFrom('registry_entries').selectAll().where('org_id', '=', orgId);
     if (options.action) query = query.where('action', '=', options.action);
+    if (options.subject) query = query.where('subject', '=', options.subject);
     if (options.beforeSeq !== undefined) query = query.where('seq', '<', options.beforeSeq);
     return query.orderBy('seq', 'desc').limit(options.limit).execute();
   },

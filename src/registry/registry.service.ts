@@ -55,7 +55,7 @@ export async function* listRegistry(
 }
 
 /** A page of the registry, newest first, for reading (the console); and the actions it holds. */
-export async function recentRegistry(database: Database, orgId: string, options: { action?: string; beforeSeq?: number; limit: number }) {
+export async function recentRegistry(database: Database, orgId: string, options: { action?: string; subject?: string; beforeSeq?: number; limit: number }) {
   const [entries, actions] = await Promise.all([registryRepo.recent(database.db, orgId, options), registryRepo.actions(database.db, orgId)]);
   return { entries, actions };
 }

@@ -27,6 +27,7 @@ describe('the console in a real browser', { skip }, () => {
   let env: Record<string, string>;
   let drop: () => Promise<void>;
   let owner: { context: BrowserContext; page: Page; codes: string[] };
+  let intakeKey: string;
 
   const cli = (...args: string[]) => runCli(args, { ...env, PUBLIC_URL: server.url });
 
@@ -70,6 +71,9 @@ describe('the console in a real browser', { skip }, () => {
     await runCli(['org', 'create', 'other', '--name', 'Other Corp'], env);
     await runCli(['product', 'add', '--org', 'acme', '--sku', 'DW-1', '--name', 'Dropwizard gateway', '--firmware-version', '1.3.15'], env);
     await runCli(['product', 'add', '--org', 'other', '--sku', 'OTHER-1', '--name', 'Other secret product'], env);
+    await runCli(['product', 'add', '--org', 'acme', '--sku', 'RTR-100', '--name', 'Router 100'], env);
+    intakeKey = (await runCli(['key', 'create', '--org', 'acme', '--name', 'intake', '--scopes', 'incidents:write', '--json'], env)).json()
+      .secret;
     server = await startServer({ ...env, LOG_LEVEL: 'warn' });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -190,6 +194,42 @@ describe('the console in a real browser', { skip }, () => {
     await page.getByRole('cell', { name: 'ana@example.com', exact: true }).waitFor();
     await checkA11y(page, 'members');
     await shoot(page, 'members');
+  });
+
+  it('triage: a signal received by the API becomes a case; Today shows its running clock', async () => {
+    const { page } = owner;
+    for (const body of [
+      {
+        sku: 'RTR-100',
+        title: 'Remote code execution in the web UI',
+        description: 'A crafted request to /cgi-bin/admin runs commands as root.',
+        cve: 'CVE-2026-12345',
+      },
+      { description: 'Default credentials on the debug port of an unknown device.' },
+    ]) {
+      const r = await fetch(`${server.url}/api/v1/external/incidents`, {
+        method: 'POST',
+        headers: { 'X-CRA-API-Key': intakeKey, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      assert.equal(r.status, 201);
+    }
+    await page.getByRole('link', { name: 'Signals' }).click();
+    await page.getByRole('heading', { name: '#1 Remote code execution in the web UI' }).waitFor();
+    await checkA11y(page, 'signals');
+    await shoot(page, 'signals');
+    await page.locator('#notifiable-1').check();
+    await page.getByRole('button', { name: 'Open a case for #1' }).click();
+    await page.waitForURL('**/console/o/acme/cases/1');
+    await page.getByText('24 h 00 min left').or(page.getByText('23 h 59 min left')).waitFor();
+    await checkA11y(page, 'case');
+    await shoot(page, 'case');
+    await page.getByRole('link', { name: 'Cases' }).click();
+    await checkA11y(page, 'cases');
+    await page.getByRole('link', { name: 'Today' }).click();
+    await page.locator('#clocks .clock').first().waitFor();
+    await checkA11y(page, 'today with a case');
+    await shoot(page, 'today');
   });
 
   it('refuses a POST without the CSRF token, and a viewer’s change; another organisation answers 404', async () => {

@@ -1,0 +1,124 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { useHarness } from '../helpers/app.js';
+import { signedInAgent } from '../helpers/console.js';
+import { postIncident } from '../helpers/incidents.js';
+
+describe('console signals, cases and Today', () => {
+  const harness = useHarness();
+
+  it('an analyst opens a case from a signal; Today shows its clock, red once overdue; sends are recorded; the case closes', async () => {
+    const h = harness();
+    const tenant = await h.tenant('case-org', ['incidents:write']);
+    await h.products.addProduct('case-org', 'RTR-100', { name: 'Router 100' });
+    assert.equal(
+      (
+        await postIncident(h, tenant.key, {
+          sku: 'RTR-100',
+          description: 'Remote code execution in the web UI',
+          cve: 'CVE-2026-12345',
+          reporter: { name: 'Eve', contact: 'eve@example.org' },
+        })
+      ).statusCode,
+      201,
+    );
+    assert.equal(
+      (await postIncident(h, tenant.key, { description: 'Unknown device leaks credentials', title: 'Credential leak' })).statusCode,
+      201,
+    );
+    const { agent } = await signedInAgent(h, 'case-org', 'ana@example.com', 'analyst');
+
+    const today = await agent.get('/console/o/case-org/today');
+    assert.match(today.body, /No open case\./);
+    assert.match(today.body, /#1<\/a><\/td><td>[^<]+<\/td><td>RTR-100<\/td><td>CVE-2026-12345<\/td>/);
+    const signals = await agent.get('/console/o/case-org/signals');
+    assert.match(signals.body, /#2 Credential leak/);
+    assert.match(signals.body, /<dt>Product<\/dt><dd>RTR-100<\/dd>/);
+    assert.doesNotMatch(signals.body, /eve@example\.org/, 'reporter contact stays out of the listing');
+
+    const future = await agent.post('/console/o/case-org/signals/open-case', {
+      number: '1',
+      notifiable: 'yes',
+      aware_at: '2027-01-01T00:00',
+      product_sku: '',
+    });
+    assert.equal(future.statusCode, 400);
+    assert.match(future.body, /id="aware_at-error">the awareness time 2027-01-01T00:00:00\.000Z is in the future/);
+    const wrongSku = await agent.post('/console/o/case-org/signals/open-case', { number: '1', aware_at: '', product_sku: 'NOPE' });
+    assert.match(wrongSku.body, /id="product_sku-error">no product with SKU &quot;NOPE&quot;/);
+    const opened = await agent.post('/console/o/case-org/signals/open-case', {
+      number: '1',
+      notifiable: 'yes',
+      aware_at: '',
+      product_sku: '',
+    });
+    assert.equal(opened.statusCode, 303);
+    assert.equal(opened.headers.location, '/console/o/case-org/cases/1');
+    assert.doesNotMatch((await agent.get('/console/o/case-org/signals')).body, /<h2 id="signal-1">/, 'no longer awaiting triage');
+
+    const kase = await agent.get('/console/o/case-org/cases/1');
+    assert.match(kase.body, /<h1>Case #1: Remote code execution in the web UI<\/h1>/);
+    assert.match(kase.body, /Early warning \(24 h\)<\/td>\s*<td>[^<]+<br><span class="clock">24 h 00 min left<\/span>/);
+    assert.match(kase.body, /user:ana@example.com<\/td><td>case.opened/);
+
+    const awareAt = new Date(h.clock.now().getTime() - 25 * 3_600_000).toISOString().slice(0, 19);
+    await agent.get('/console/o/case-org/signals');
+    assert.equal(
+      (
+        await agent.post('/console/o/case-org/signals/open-case', {
+          number: '2',
+          notifiable: 'yes',
+          aware_at: awareAt,
+          product_sku: 'RTR-100',
+        })
+      ).statusCode,
+      303,
+    );
+    const clocks = await agent.get('/console/o/case-org/today/clocks');
+    assert.match(
+      clocks.body,
+      /#2 Credential leak<\/a><\/td>\s*<td>RTR-100<\/td>\s*<td><span class="clock overdue">overdue by 1 h 00 min<\/span>/,
+    );
+    assert.match(clocks.body, /<span class="clock">47 h 00 min left<\/span>/);
+    assert.match(
+      clocks.body,
+      /#1 Remote code execution in the web UI<\/a><\/td>\s*<td>RTR-100<\/td>\s*<td><span class="clock">24 h 00 min left<\/span>/,
+    );
+    assert.match(
+      (await agent.get('/console/o/case-org/today')).body,
+      /<div id="clocks" hx-get="\/console\/o\/case-org\/today\/clocks" hx-trigger="every 30s"/,
+    );
+
+    await agent.get('/console/o/case-org/cases/1');
+    const bad = await agent.post('/console/o/case-org/cases/1/sent', { what: 'early-warning', at: 'yesterday' });
+    assert.match(bad.body, /id="at-early-warning-error">Give the time as YYYY-MM-DDTHH:MM in UTC/);
+    assert.equal((await agent.post('/console/o/case-org/cases/1/sent', { what: 'early-warning', at: '' })).statusCode, 303);
+    const after = await agent.get('/console/o/case-org/cases/1');
+    assert.match(after.body, /Early warning \(24 h\)<\/td>\s*<td>[^<]+<\/td>\s*<td>2026-11-22 \d\d:\d\d UTC \(on time\)<\/td>/);
+    assert.match(after.body, /user:ana@example.com<\/td><td>case.early_warning_recorded/);
+    assert.equal((await agent.post('/console/o/case-org/cases/1/close', {})).statusCode, 303);
+    assert.match((await agent.get('/console/o/case-org/cases')).body, /<td>closed, notifiable<\/td>/);
+  });
+
+  it("a viewer reads but cannot triage; another organisation's case answers 404", async () => {
+    const h = harness();
+    const mine = await h.tenant('view-cases', ['incidents:write']);
+    const theirs = await h.tenant('their-cases', ['incidents:write']);
+    await postIncident(h, mine.key, { description: 'Mine' });
+    await postIncident(h, theirs.key, { description: 'Their secret incident' });
+    await h.cases.openCase('their-cases', { signalNumber: 1 });
+    const { agent } = await signedInAgent(h, 'view-cases', 'vic@example.com', 'viewer');
+    const signals = await agent.get('/console/o/view-cases/signals');
+    assert.match(signals.body, /#1 Mine/);
+    assert.doesNotMatch(signals.body, /Open a case/);
+    assert.equal(
+      (await agent.post('/console/o/view-cases/signals/open-case', { number: '1', aware_at: '', product_sku: '' })).statusCode,
+      403,
+    );
+    for (const url of ['/console/o/view-cases/cases/1', '/console/o/their-cases/cases/1', '/console/o/view-cases/cases/abc']) {
+      const r = await agent.get(url);
+      assert.equal(r.statusCode, 404, url);
+      assert.doesNotMatch(r.body, /Their secret/);
+    }
+  });
+});
