@@ -18,6 +18,7 @@ const OpenCaseForm = Type.Object({
     message: 'Give the awareness time as YYYY-MM-DDTHH:MM in UTC, or leave it empty for now.',
   }),
   product_sku: Type.String({ maxLength: 100 }),
+  reason: Type.Optional(Type.String({ maxLength: 1000, message: 'At most 1000 characters.' })),
 });
 
 export function registerSignalPages(org: FastifyInstance, deps: ConsoleDeps): void {
@@ -41,6 +42,7 @@ export function registerSignalPages(org: FastifyInstance, deps: ConsoleDeps): vo
       const opened = await deps.cases.openCase(orgSlug(request), {
         signalNumber: number,
         notifiable: form.value.notifiable === 'yes',
+        notifiableReason: form.value.notifiable === 'yes' ? undefined : form.value.reason || undefined,
         awareAt: awareAt ?? undefined,
         productSku: form.value.product_sku || undefined,
         actor: actorOf(request.viewer!),
@@ -48,6 +50,14 @@ export function registerSignalPages(org: FastifyInstance, deps: ConsoleDeps): vo
       return redirect(request, reply, `/console/o/${encodeURIComponent(orgSlug(request))}/cases/${opened.incident_number}`);
     } catch (error) {
       if (error instanceof AppError && error.code === 'not_found') throw error;
+      if (error instanceof AppError && /needs the reason/.test(error.message)) {
+        return page(
+          request,
+          reply,
+          { errors: { reason: 'Say why this case is not notifiable, or tick “Notifiable”.' }, errorFor: number },
+          400,
+        );
+      }
       const field =
         error instanceof AppError && error.code === 'product_not_found'
           ? 'product_sku'

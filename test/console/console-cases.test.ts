@@ -7,7 +7,7 @@ import { postIncident } from '../helpers/incidents.js';
 describe('console signals, cases and Today', () => {
   const harness = useHarness();
 
-  it('an analyst opens a case from a signal; Today shows its clock, red once overdue; sends are recorded; the case closes', async () => {
+  it('an analyst opens a case from a signal; Today shows its clock, red once overdue; sends are recorded; closing waits for the due filings', async () => {
     const h = harness();
     const tenant = await h.tenant('case-org', ['incidents:write']);
     await h.products.addProduct('case-org', 'RTR-100', { name: 'Router 100' });
@@ -36,22 +36,16 @@ describe('console signals, cases and Today', () => {
     assert.match(signals.body, /<dt>Product<\/dt><dd>RTR-100<\/dd>/);
     assert.doesNotMatch(signals.body, /eve@example\.org/, 'reporter contact stays out of the listing');
 
-    const future = await agent.post('/console/o/case-org/signals/open-case', {
-      number: '1',
-      notifiable: 'yes',
-      aware_at: '2027-01-01T00:00',
-      product_sku: '',
-    });
+    const openCase = (fields: Record<string, string>) =>
+      agent.post('/console/o/case-org/signals/open-case', { number: '1', notifiable: 'yes', aware_at: '', product_sku: '', ...fields });
+    const future = await openCase({ aware_at: '2027-01-01T00:00' });
     assert.equal(future.statusCode, 400);
     assert.match(future.body, /id="aware_at-error">the awareness time 2027-01-01T00:00:00\.000Z is in the future/);
-    const wrongSku = await agent.post('/console/o/case-org/signals/open-case', { number: '1', aware_at: '', product_sku: 'NOPE' });
+    const noReason = await agent.post('/console/o/case-org/signals/open-case', { number: '1', aware_at: '', product_sku: '' });
+    assert.match(noReason.body, /id="reason-error">Say why this case is not notifiable/);
+    const wrongSku = await openCase({ product_sku: 'NOPE' });
     assert.match(wrongSku.body, /id="product_sku-error">no product with SKU &quot;NOPE&quot;/);
-    const opened = await agent.post('/console/o/case-org/signals/open-case', {
-      number: '1',
-      notifiable: 'yes',
-      aware_at: '',
-      product_sku: '',
-    });
+    const opened = await openCase({});
     assert.equal(opened.statusCode, 303);
     assert.equal(opened.headers.location, '/console/o/case-org/cases/1');
     assert.doesNotMatch((await agent.get('/console/o/case-org/signals')).body, /<h2 id="signal-1">/, 'no longer awaiting triage');
@@ -96,8 +90,11 @@ describe('console signals, cases and Today', () => {
     const after = await agent.get('/console/o/case-org/cases/1');
     assert.match(after.body, /Early warning \(24 h\)<\/td>\s*<td>[^<]+<\/td>\s*<td>2026-11-22 \d\d:\d\d UTC \(on time\)<\/td>/);
     assert.match(after.body, /user:ana@example.com<\/td><td>case.early_warning_recorded/);
-    assert.equal((await agent.post('/console/o/case-org/cases/1/close', {})).statusCode, 303);
-    assert.match((await agent.get('/console/o/case-org/cases')).body, /<td>closed, notifiable<\/td>/);
+    // Article 14: a case closes only once every due stage is filed; the page says what is missing.
+    const early = await agent.post('/console/o/case-org/cases/1/close', {});
+    assert.equal(early.statusCode, 409);
+    assert.match(early.body, /<p class="alert" role="alert">case 1 cannot close: not yet filed: /);
+    assert.match((await agent.get('/console/o/case-org/cases')).body, /<td>open, notifiable<\/td>/);
   });
 
   it("a viewer reads but cannot triage; another organisation's case answers 404", async () => {
