@@ -147,7 +147,7 @@ describe('generated bad requests (server process, raw sockets)', () => {
       while (sent < requests.length && Date.now() - started < BUDGET_MS) {
         const index = sent++;
         const request = requests[index]!;
-        const response = await rawRequest(t.server.port, request, { timeoutMs: 5000 });
+        const response = await rawRequest(t.server.port, request, { timeoutMs: 20_000 });
         statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
         const problem = violation(response);
         if (problem) failures.push(`#${index} ${problem}: ${JSON.stringify(request.toString('latin1').slice(0, 300))}`);
