@@ -2,12 +2,12 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { bodyCheckedByHandler } from '../http/body-checked-by-handler.js';
 import { apiSecurity, authErrors, bodyErrors, errorResponse, success } from '../http/openapi-responses.js';
-import { CYCLONEDX_VERSIONS, cycloneDxValidator, isCycloneDxValidatorReady, type CycloneDxVersion } from './cyclonedx-validator.js';
+import { CYCLONEDX_VERSIONS } from './cyclonedx-validator.js';
 import { createBodyBudget } from './body-budget.js';
 import type { SbomIngestService } from './ingest.service.js';
 import { errorExample } from '../http/openapi-examples.js';
 import { SBOM_INGESTED_EXAMPLES, SBOM_REQUEST_EXAMPLES } from './sbom.examples.js';
-import { closeSbomReader } from './sbom-reader.js';
+import { closeSbomReader, warmUpSbomReader } from './sbom-reader.js';
 import { SbomIngestedSchema } from './sbom.schemas.js';
 
 /** Media types the operation accepts; all carry the same JSON documents. */
@@ -125,27 +125,10 @@ export function ingestSbomRoute(app: FastifyInstance, deps: { sbom: SbomIngestSe
   );
 }
 
-/** Most used first: a request for a version not compiled yet compiles it itself. */
-const WARM_UP_ORDER: CycloneDxVersion[] = ['1.6', '1.5', '1.4', '1.7', '1.3', '1.2'];
-
-/**
- * Compiling a CycloneDX schema takes ~0.1–0.5 s, which the first upload of each version would
- * otherwise wait for. Once the server listens, they are compiled in the background, one per
- * event-loop turn so that requests in between are served. Not under inject (tests): no listen.
- */
+/** The parse workers start once the server listens (not under inject: tests never listen). */
 function warmUpValidators(app: FastifyInstance): void {
-  let closing = false;
-  app.addHook('onClose', async () => {
-    closing = true;
-  });
   app.addHook('onListen', async () => {
-    const next = (i: number) => {
-      if (closing || i >= WARM_UP_ORDER.length) return;
-      const version = WARM_UP_ORDER[i]!;
-      if (!isCycloneDxValidatorReady(version)) cycloneDxValidator(version);
-      setImmediate(() => next(i + 1));
-    };
-    setImmediate(() => next(0));
+    warmUpSbomReader();
   });
 }
 

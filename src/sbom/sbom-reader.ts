@@ -16,10 +16,20 @@ function workerUrl(): string {
   return new URL(`./sbom-worker${extension}`, import.meta.url).href;
 }
 
-function thePool(): Piscina {
-  // Workers start on first use and stop after a minute idle; an idle pool keeps no process alive.
-  pool ??= new Piscina({ filename: workerUrl(), maxThreads: Math.max(1, availableParallelism()), minThreads: 0, idleTimeout: 60_000 });
+function thePool(keepWarm = false): Piscina {
+  // Workers start on first use (the CLI) or at once and stay (the server, keepWarm); an idle
+  // worker keeps no process alive.
+  const threads = Math.max(1, availableParallelism());
+  pool ??= new Piscina({ filename: workerUrl(), maxThreads: threads, minThreads: keepWarm ? threads : 0, idleTimeout: 60_000 });
   return pool;
+}
+
+/**
+ * Starts the workers now; each compiles the CycloneDX schemas in the background as it starts
+ * (sbom-worker.ts), so the first upload of each version does not wait ~0.1–0.5 s for it.
+ */
+export function warmUpSbomReader(): void {
+  thePool(true);
 }
 
 /**

@@ -1,4 +1,6 @@
+import { isMainThread } from 'node:worker_threads';
 import { AppError } from '../errors.js';
+import { type CycloneDxVersion, cycloneDxValidator, isCycloneDxValidatorReady } from './cyclonedx-validator.js';
 import { readSbomBytes, type SbomReading } from './read-sbom.js';
 
 // Runs in a worker thread of sbom-reader.ts. An AppError cannot cross the thread boundary as
@@ -7,6 +9,19 @@ import { readSbomBytes, type SbomReading } from './read-sbom.js';
 export type WorkerAnswer =
   | { ok: true; reading: SbomReading }
   | { ok: false; code: AppError['code']; message: string; details?: AppError['details'] };
+
+/** Most used first: a request for a version not compiled yet compiles it itself. */
+const WARM_UP_ORDER: CycloneDxVersion[] = ['1.6', '1.5', '1.4', '1.7', '1.3', '1.2'];
+
+// Compiling a schema takes ~0.1–0.5 s: done as the worker starts, one per turn, so a task that
+// arrives meanwhile waits for one compilation at most.
+function warmUp(i: number): void {
+  if (i >= WARM_UP_ORDER.length) return;
+  const version = WARM_UP_ORDER[i]!;
+  if (!isCycloneDxValidatorReady(version)) cycloneDxValidator(version);
+  setImmediate(() => warmUp(i + 1));
+}
+if (!isMainThread) setImmediate(() => warmUp(0));
 
 export default function readInWorker(bytes: Uint8Array): WorkerAnswer {
   try {
