@@ -26,7 +26,7 @@ async function main(): Promise<void> {
   app = await buildApp({ config, services, rateLimitStore });
   if (!consoleSecret) app.log.warn('CONSOLE_SECRET is not set: the console cannot enrol or sign anyone in on PostgreSQL until it is');
   // Webhook delivery and clock events run on timers beside the API, never inside a request.
-  const webhookWorkers = startWebhookWorkers({ database, config: config.webhooks, log: app.log });
+  const webhookWorkers = startWebhookWorkers({ database, config: config.webhooks, consoleSecret, log: app.log });
 
   let closing = false;
   const shutdown = async (signal: string) => {

@@ -16,6 +16,7 @@ import { systemClock, type Clock } from './shared/time.js';
 import { createSecretBox } from './console/auth/secret-box.js';
 import { createUserService, DEFAULT_SESSION_LIMITS } from './console/auth/users.service.js';
 import type { Lookup } from './webhooks/ssrf.js';
+import { webhookSecrets } from './webhooks/secret-storage.js';
 import { createWebhookService } from './webhooks/webhooks.service.js';
 
 // The one composition root: every domain service is built here, once, on one database and one
@@ -27,7 +28,8 @@ export interface ServiceDeps {
   clock?: Clock;
   /**
    * The console's key for TOTP secrets at rest (see console/auth/secret-box.ts) and its idle
-   * limit. Without a secret, users can be invited, listed and disabled, not enrolled or signed in.
+   * limit. Without a secret, users can be invited, listed and disabled, not enrolled or signed in;
+   * webhook endpoints (whose secrets it seals too) can be listed and disabled, not added or rotated.
    */
   console?: { secret: string | null; idleMinutes?: number };
   /** Which webhook endpoint URLs are admitted (WEBHOOK_ALLOW_PRIVATE); non-public ones are refused when absent. */
@@ -60,7 +62,12 @@ export function createServices({ database, clock = systemClock, console: console
     sbom: createSbomIngestService(database, products, clock),
     sbomHistory: createSbomHistoryService(database, orgs, products),
     users: createUserService(database, orgs, { clock, box, sessions: { ...DEFAULT_SESSION_LIMITS, idleMs } }),
-    webhooks: createWebhookService(database, orgs, { allowPrivate: webhookPolicy?.allowPrivate ?? false, lookup: webhookPolicy?.lookup, clock }),
+    webhooks: createWebhookService(database, orgs, {
+      allowPrivate: webhookPolicy?.allowPrivate ?? false,
+      lookup: webhookPolicy?.lookup,
+      secrets: webhookSecrets(consoleOptions?.secret ?? null),
+      clock,
+    }),
     portfolio: createPortfolioService(database, products),
   };
 }

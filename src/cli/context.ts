@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from 'commander';
 import { loadConfig, type Config } from '../config.js';
 import { migrateToLatest, openDatabase } from '../db/index.js';
+import { resolveConsoleSecret } from '../console/auth/secret-box.js';
 import { createServices, type Services } from '../services.js';
 import { parseDuration, parseTimestamp } from '../shared/time.js';
 
@@ -13,7 +14,17 @@ export async function openContext(): Promise<CliContext> {
   const config = loadConfig();
   const database = openDatabase(config.databaseUrl);
   await migrateToLatest(database);
-  return { config, ...createServices({ database, webhookPolicy: config.webhooks }) };
+  // The same key as the server's (CONSOLE_SECRET, or the generated file beside a SQLite database):
+  // webhook secrets are sealed under it.
+  const consoleSecret = resolveConsoleSecret(config.consoleSecret, config.databaseUrl);
+  return {
+    config,
+    ...createServices({
+      database,
+      console: { secret: consoleSecret, idleMinutes: config.consoleIdleMinutes },
+      webhookPolicy: config.webhooks,
+    }),
+  };
 }
 /** Runs one command with a context, printing JSON (with --json) or readable text. */
 export function action<A extends unknown[]>(

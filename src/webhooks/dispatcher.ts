@@ -7,6 +7,7 @@ import { deliveriesRepo, type ClaimedDelivery, type DeliveryOutcome } from './de
 import { endpointsRepo } from './endpoints.repo.js';
 import { postJson, type SendResult } from './send.js';
 import { signHeaders } from './signing.js';
+import type { WebhookSecrets } from './secret-storage.js';
 import { resolveTarget, systemLookup, type Lookup } from './ssrf.js';
 
 /** An endpoint whose every attempt has failed for this long is disabled (webhooks.md). */
@@ -15,6 +16,8 @@ export const DISABLE_AFTER_MS = 3 * 86_400_000;
 export interface DispatcherDeps {
   database: Database;
   config: WebhookConfig;
+  /** Opens the sealed endpoint secrets (CONSOLE_SECRET). */
+  secrets: WebhookSecrets;
   clock?: Clock;
   lookup?: Lookup;
   log?: { warn(obj: object, msg: string): void };
@@ -47,7 +50,8 @@ export function createDispatcher(deps: DispatcherDeps) {
         delivery.previous_secret !== null &&
         delivery.previous_secret_expires_at !== null &&
         delivery.previous_secret_expires_at > iso(startedAt);
-      const secrets = inGrace ? [delivery.secret, delivery.previous_secret!] : [delivery.secret];
+      const sealed = inGrace ? [delivery.secret, delivery.previous_secret!] : [delivery.secret];
+      const secrets = sealed.map((stored) => deps.secrets.open(stored));
       const headers = signHeaders(secrets, delivery.event_id, startedAt, delivery.payload);
       result = await postJson(target, { ...headers }, delivery.payload, config.timeoutMs);
     } catch (error) {

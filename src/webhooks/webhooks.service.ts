@@ -8,6 +8,7 @@ import { iso, systemClock, type Clock } from '../shared/time.js';
 import { deliveriesRepo } from './deliveries.repo.js';
 import { endpointsRepo } from './endpoints.repo.js';
 import { EVENT_TYPES, isEventType } from './event-types.js';
+import type { WebhookSecrets } from './secret-storage.js';
 import { generateSecret } from './signing.js';
 import { resolveTarget, systemLookup, type Lookup } from './ssrf.js';
 
@@ -74,7 +75,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function createWebhookService(
   database: Database,
   orgs: OrgService,
-  options: { allowPrivate: boolean; lookup?: Lookup; clock?: Clock },
+  options: { allowPrivate: boolean; lookup?: Lookup; secrets: WebhookSecrets; clock?: Clock },
 ) {
   const clock = options.clock ?? systemClock;
   const policy = { allowPrivate: options.allowPrivate, lookup: options.lookup ?? systemLookup };
@@ -91,13 +92,15 @@ export function createWebhookService(
       const org = await orgs.requireOrg(input.org);
       const eventTypes = parseEventFilter(input.events);
       const target = await resolveTarget(input.url, policy);
+      const secret = generateSecret();
+      const sealed = options.secrets.seal(secret);
       const now = iso(clock());
       const row: WebhookEndpointRow = {
         id: randomUUID(),
         org_id: org.id,
         url: target.url.toString(),
         event_types: eventTypes,
-        secret: generateSecret(),
+        secret: sealed,
         previous_secret: null,
         previous_secret_expires_at: null,
         status: 'active',
@@ -115,7 +118,7 @@ export function createWebhookService(
           now,
         );
       });
-      return { ...toEndpointView(row), secret: row.secret };
+      return { ...toEndpointView(row), secret };
     },
 
     async listEndpoints(orgSlug: string): Promise<EndpointView[]> {
@@ -128,8 +131,10 @@ export function createWebhookService(
       const org = await orgs.requireOrg(input.org);
       const row = await requireEndpoint(org.id, input.id);
       const now = clock();
+      const secret = generateSecret();
       const change = {
-        secret: generateSecret(),
+        secret: options.secrets.seal(secret),
+        // Still sealed as stored: the old secret is never in the clear here.
         previous_secret: input.graceMs > 0 ? row.secret : null,
         previous_secret_expires_at: input.graceMs > 0 ? iso(new Date(now.getTime() + input.graceMs)) : null,
       };
@@ -142,7 +147,7 @@ export function createWebhookService(
           iso(now),
         );
       });
-      return { ...toEndpointView({ ...row, ...change }), secret: change.secret };
+      return { ...toEndpointView({ ...row, ...change }), secret };
     },
 
     /** Stops deliveries to the endpoint; its pending deliveries end as failed. */

@@ -3,6 +3,7 @@ import type { Database } from '../db/index.js';
 import type { Clock } from '../shared/time.js';
 import { createDispatcher } from './dispatcher.js';
 import { createScheduler } from './scheduler.js';
+import { webhookSecrets } from './secret-storage.js';
 import type { Lookup } from './ssrf.js';
 
 export interface WebhookWorkers {
@@ -14,11 +15,13 @@ export interface WebhookWorkers {
 export function startWebhookWorkers(deps: {
   database: Database;
   config: WebhookConfig;
+  /** CONSOLE_SECRET (resolved): the key the endpoint secrets are sealed under. */
+  consoleSecret: string | null;
   clock?: Clock;
   lookup?: Lookup;
   log?: { warn(obj: object, msg: string): void };
 }): WebhookWorkers {
-  const dispatcher = createDispatcher(deps);
+  const dispatcher = createDispatcher({ ...deps, secrets: webhookSecrets(deps.consoleSecret) });
   const scheduler = createScheduler({
     database: deps.database,
     intervalMs: deps.config.schedulerIntervalMs,

@@ -10,6 +10,9 @@ import type { Scope } from '../../src/keys/scopes.js';
 import { createServices, type Services } from '../../src/services.js';
 import { createTestDatabase, TEST_BACKEND, TEST_REDIS_URL } from './db.js';
 
+/** The console key of every harness (TOTP and webhook secrets are sealed under it). */
+export const TEST_CONSOLE_SECRET = 'test-console-secret';
+
 /** A movable clock: tests jump in time instead of sleeping. */
 export class TestClock {
   constructor(public current = new Date('2026-11-22T10:00:00.000Z')) {}
@@ -61,7 +64,7 @@ export async function buildHarness(
   const services = createServices({
     database: testDb.database,
     clock: clock.now,
-    console: { secret: 'test-console-secret', idleMinutes: config.consoleIdleMinutes },
+    console: { secret: TEST_CONSOLE_SECRET, idleMinutes: config.consoleIdleMinutes },
     webhookPolicy: config.webhooks,
   });
   const { orgs, keys } = services;

@@ -1,9 +1,10 @@
 import { loadConfig } from '../../src/config.js';
 import { createDispatcher } from '../../src/webhooks/dispatcher.js';
 import { createScheduler } from '../../src/webhooks/scheduler.js';
+import { webhookSecrets } from '../../src/webhooks/secret-storage.js';
 import type { Lookup } from '../../src/webhooks/ssrf.js';
 import { createWebhookService } from '../../src/webhooks/webhooks.service.js';
-import type { Harness } from './app.js';
+import { TEST_CONSOLE_SECRET, type Harness } from './app.js';
 
 /** Test settings: private addresses allowed (the receiver is on 127.0.0.1), short timeout and backoff. */
 export const TEST_WEBHOOK_ENV = {
@@ -17,10 +18,12 @@ export const TEST_WEBHOOK_ENV = {
 export function webhookParts(h: Harness, env: Record<string, string> = {}, lookup?: Lookup) {
   const config = loadConfig({ ...TEST_WEBHOOK_ENV, ...env }).webhooks;
   const clock = h.clock.now;
+  // The harness's console key (test/helpers/app.ts), so these parts and h.webhooks read each other's secrets.
+  const secrets = webhookSecrets(TEST_CONSOLE_SECRET);
   return {
     config,
-    webhooks: createWebhookService(h.database, h.orgs, { allowPrivate: config.allowPrivate, lookup, clock }),
-    dispatcher: createDispatcher({ database: h.database, config, clock, lookup, random: () => 0.5 }),
+    webhooks: createWebhookService(h.database, h.orgs, { allowPrivate: config.allowPrivate, lookup, secrets, clock }),
+    dispatcher: createDispatcher({ database: h.database, config, secrets, clock, lookup, random: () => 0.5 }),
     scheduler: createScheduler({ database: h.database, intervalMs: config.schedulerIntervalMs, clock }),
   };
 }

@@ -4,6 +4,9 @@ import { buildHarness, type Harness, type Tenant, suiteTeardown } from '../helpe
 import { caseServices, postIncident } from '../helpers/incidents.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { webhookParts } from '../helpers/webhooks.js';
+import { AppError } from '../../src/errors.js';
+import { webhookSecrets } from '../../src/webhooks/secret-storage.js';
+import { createWebhookService } from '../../src/webhooks/webhooks.service.js';
 
 const MIN = 60_000;
 
@@ -58,6 +61,14 @@ describe('webhook delivery', () => {
     assert.equal(body.data.product_sku, 'RTR-1');
     assert.equal(body.data.title, 'Exploited RCE in httpd');
     assert.ok(body.data.due.early_warning && body.data.due.notification);
+    // The secret is stored sealed under CONSOLE_SECRET: the database alone cannot sign.
+    const stored = await h.database.db
+      .selectFrom('webhook_endpoints')
+      .select('secret')
+      .where('id', '=', endpointId)
+      .executeTakeFirstOrThrow();
+    assert.match(stored.secret, /^v1\./);
+    assert.equal(stored.secret.includes(receiver.secret!.slice(6)), false);
     const [logged] = await deliveries();
     assert.equal(logged!.event_id, request!.id);
     assert.equal(logged!.status, 'succeeded');
@@ -138,6 +149,15 @@ describe('webhook delivery', () => {
     const after = receiver.received.at(-1)!;
     assert.equal(after.signature.split(' ').length, 1);
     h.clock.current = new Date();
+  });
+
+  it('refuses to add or rotate without CONSOLE_SECRET, since secrets are stored sealed under it', async () => {
+    const unkeyed = createWebhookService(h.database, h.orgs, { allowPrivate: true, secrets: webhookSecrets(null), clock: h.clock.now });
+    const refused = (e: unknown) =>
+      e instanceof AppError && e.code === 'service_unavailable' && /CONSOLE_SECRET is not set/.test(e.message);
+    await assert.rejects(unkeyed.addEndpoint({ org: 'acme', url: receiver.url }), refused);
+    await assert.rejects(unkeyed.rotateSecret({ org: 'acme', id: endpointId, graceMs: 0 }), refused);
+    assert.equal((await unkeyed.listEndpoints('acme')).length, 1, 'listing needs no key');
   });
 
   it('pins the connection to the checked address: a name only the injected lookup knows is delivered', async () => {

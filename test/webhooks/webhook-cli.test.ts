@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { runCli } from '../helpers/cli.js';
-import { createEmptyDatabaseUrl } from '../helpers/db.js';
+import { createEmptyDatabaseUrl, TEST_BACKEND } from '../helpers/db.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 
@@ -18,7 +18,7 @@ describe('cra-admin webhook', () => {
   before(async () => {
     const db = await createEmptyDatabaseUrl();
     drop = db.drop;
-    env = { DATABASE_URL: db.url, WEBHOOK_ALLOW_PRIVATE: 'true' };
+    env = { DATABASE_URL: db.url, WEBHOOK_ALLOW_PRIVATE: 'true', CONSOLE_SECRET: 'webhook-cli-test-key' };
     receiver = await startReceiver();
     assert.equal((await cli('org', 'create', 'acme', '--intake-mode', 'case')).code, 0);
     assert.equal((await cli('org', 'create', 'other')).code, 0);
@@ -41,6 +41,15 @@ describe('cra-admin webhook', () => {
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /unknown event type "case.exploded"/);
     assert.equal((await cli('webhook', 'add', '--org', 'acme')).code, 2, 'a missing --url is a usage error');
+    if (TEST_BACKEND === 'postgres') {
+      // No key to seal the secret under (SQLite would generate one beside the database).
+      const unkeyed = await runCli(['webhook', 'add', '--org', 'acme', '--url', receiver.url], {
+        DATABASE_URL: env.DATABASE_URL!,
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+      });
+      assert.equal(unkeyed.code, 1);
+      assert.match(unkeyed.stderr, /CONSOLE_SECRET is not set/);
+    }
     assert.deepEqual((await cli('webhook', 'list', '--org', 'acme', '--json')).json(), []);
   });
 

@@ -7,6 +7,7 @@ import { startReceiver } from '../helpers/webhook-receiver.js';
 
 const HOUR = 3_600_000;
 const WORKER_ENV = {
+  CONSOLE_SECRET: 'webhook-process-test-key',
   WEBHOOK_ALLOW_PRIVATE: 'true',
   WEBHOOK_POLL_MS: '100',
   WEBHOOK_TIMEOUT_MS: '1000',
@@ -20,12 +21,20 @@ async function setUp(orgArgs: string[]) {
   const env = { DATABASE_URL: db.url, ...WORKER_ENV };
   const receiver = await startReceiver();
   const cli = (...args: string[]) => runCli(args, env);
-  assert.equal((await cli('org', 'create', ...orgArgs)).code, 0);
-  const added = await cli('webhook', 'add', '--org', orgArgs[0]!, '--url', receiver.url, '--json');
-  receiver.secret = added.json().secret;
-  const key = (await cli('key', 'create', '--org', orgArgs[0]!, '--name', 'intake', '--scopes', 'incidents:write', '--json')).json()
-    .secret as string;
-  return { db, env, receiver, cli, key };
+  try {
+    assert.equal((await cli('org', 'create', ...orgArgs)).code, 0);
+    const added = await cli('webhook', 'add', '--org', orgArgs[0]!, '--url', receiver.url, '--json');
+    assert.equal(added.code, 0, added.stderr);
+    receiver.secret = added.json().secret;
+    const key = (await cli('key', 'create', '--org', orgArgs[0]!, '--name', 'intake', '--scopes', 'incidents:write', '--json')).json()
+      .secret as string;
+    return { db, env, receiver, cli, key };
+  } catch (error) {
+    // A listening receiver would keep the test process alive: fail fast instead of hanging.
+    await receiver.close();
+    await db.drop();
+    throw error;
+  }
 }
 
 function postIncident(server: RunningServer, key: string, description: string) {

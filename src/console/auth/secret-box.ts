@@ -10,8 +10,9 @@ export interface SecretBox {
   open(sealed: string): string;
 }
 
-export function createSecretBox(secret: string): SecretBox {
-  const key = createHash('sha256').update(`cra-console-totp:${secret}`).digest();
+/** `purpose` separates keys: the same CONSOLE_SECRET seals TOTP and webhook secrets under different keys. */
+export function createSecretBox(secret: string, purpose = 'cra-console-totp'): SecretBox {
+  const key = createHash('sha256').update(`${purpose}:${secret}`).digest();
   return {
     seal(plain) {
       const iv = randomBytes(12);
