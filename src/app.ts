@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import { registerAuth } from './http/auth.js';
 import { registerCompression } from './http/compression.js';
 import { API_PREFIX, SHORT_PREFIX } from './http/context.js';
+import { registerDatabaseGate } from './http/database-gate.js';
 import { registerErrorHandling } from './http/errors.js';
 import { registerHealth } from './http/health.js';
 import { registerJsonOnly } from './http/json-body.js';
@@ -27,6 +28,8 @@ export interface AppDeps {
   /** The composition root's services (src/services.ts); their database and clock are the app's. */
   services: Services;
   rateLimitStore: RateLimitStore;
+  /** False while the server is still waiting to apply migrations: API operations and /readyz answer 503. */
+  schemaReady?: () => boolean;
   /** false in tests that do not read logs; a pino destination otherwise. */
   logger?: boolean | { stream: NodeJS.WritableStream };
 }
@@ -66,7 +69,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   registerMalformedRequestAnswers(app);
   registerRequestDeadlines(app, config.requestTimeoutMs);
-  registerErrorHandling(app);
+  registerErrorHandling(app, { onUnavailable: (error) => database.availability.failed(error) });
   registerJsonOnly(app);
   await registerCompression(app);
   await registerOpenApi(app, config);
@@ -76,7 +79,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const authenticate = createAuthenticator(database, clock, (error) => app.log.warn({ err: error }, 'could not record key use'));
 
+  const schemaReady = deps.schemaReady ?? (() => true);
   registerShortFormHosts(app, config.apiHosts);
+  registerDatabaseGate(app, schemaReady);
   registerAuth(app, {
     authenticate,
     store: rateLimitStore,
@@ -106,7 +111,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
   operations.registerMethodNotAllowed();
 
-  registerHealth(app, { database, store: rateLimitStore });
+  registerHealth(app, { database, store: rateLimitStore, schemaReady });
   await registerConsole(app, { config, ...services });
   return app;
 }

@@ -32,6 +32,8 @@ export interface Config {
   consoleSecret: string | null;
   /** A console session ends after this long without a request (the absolute limit is 12 h); fractions allowed. */
   consoleIdleMinutes: number;
+  /** PostgreSQL: longest wait for a connection, and for one statement's answer (then 503). */
+  databaseTimeouts: { connectTimeoutMs: number; queryTimeoutMs: number };
   webhooks: WebhookConfig;
 }
 
@@ -144,6 +146,10 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     publicUrl: env.PUBLIC_URL?.trim() ? absoluteUrl('PUBLIC_URL', env.PUBLIC_URL.trim(), '') : null,
     consoleSecret: env.CONSOLE_SECRET?.trim() || null,
     consoleIdleMinutes: positiveNumber(env, 'CONSOLE_IDLE_MINUTES', 30),
+    databaseTimeouts: Object.freeze({
+      connectTimeoutMs: positiveInt(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5_000),
+      queryTimeoutMs: positiveInt(env, 'DATABASE_QUERY_TIMEOUT_MS', 10_000),
+    }),
     webhooks: Object.freeze({
       allowPrivate: env.WEBHOOK_ALLOW_PRIVATE?.trim() === 'true',
       timeoutMs: positiveInt(env, 'WEBHOOK_TIMEOUT_MS', 10_000),

@@ -1,18 +1,20 @@
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
-import { migrateToLatest, openDatabase } from './db/index.js';
+import { migrationRunner } from './db/apply-migrations.js';
+import { openDatabase } from './db/index.js';
 import { createRateLimitStore } from './http/rate-limit/index.js';
 import { createServices } from './services.js';
 import { resolveConsoleSecret } from './console/auth/secret-box.js';
 import { startWebhookWorkers } from './webhooks/workers.js';
 
-// Entry point: config → database → migrations → app → listen; SIGTERM/SIGINT close gracefully
+// Entry point: config → database → app → migrations → listen; SIGTERM/SIGINT close gracefully
 // (stop accepting, finish in-flight requests, close the database and rate-limit store).
+// If the migrations cannot be applied (the database is unreachable), the server listens anyway:
+// API operations and /readyz answer 503 while it retries, until the database appears.
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const database = openDatabase(config.databaseUrl);
-  await migrateToLatest(database);
+  const database = openDatabase(config.databaseUrl, config.databaseTimeouts);
   // The store may report Redis trouble before the app (and its logger) exists.
   let app: Awaited<ReturnType<typeof buildApp>> | undefined;
   const log = {
@@ -23,10 +25,16 @@ async function main(): Promise<void> {
   // The console's key for TOTP secrets: CONSOLE_SECRET, or on SQLite a generated 0600 file.
   const consoleSecret = resolveConsoleSecret(config.consoleSecret, config.databaseUrl);
   const services = createServices({ database, console: { secret: consoleSecret, idleMinutes: config.consoleIdleMinutes }, webhookPolicy: config.webhooks });
-  app = await buildApp({ config, services, rateLimitStore });
+  let schemaReady = false;
+  app = await buildApp({ config, services, rateLimitStore, schemaReady: () => schemaReady });
   if (!consoleSecret) app.log.warn('CONSOLE_SECRET is not set: the console cannot enrol or sign anyone in on PostgreSQL until it is');
   // Webhook delivery and clock events run on timers beside the API, never inside a request.
   const webhookWorkers = startWebhookWorkers({ database, config: config.webhooks, consoleSecret, log: app.log });
+  // One line when the database stops answering or writing (with the real cause), one when it is back.
+  database.availability.onChange((change) => {
+    if (change.available) app!.log.info('database available again');
+    else app!.log.error({ cause: change.cause }, `database unavailable: ${change.cause}`);
+  });
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -53,7 +61,10 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
+  const migrations = migrationRunner(database, app.log);
+  schemaReady = await migrations.attempt();
   await app.listen({ port: config.port, host: config.host });
+  if (!schemaReady) schemaReady = await migrations.untilApplied(() => closing);
 }
 
 main().catch((error: unknown) => {

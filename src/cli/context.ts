@@ -12,7 +12,7 @@ export interface CliContext extends Services {
 
 export async function openContext(): Promise<CliContext> {
   const config = loadConfig();
-  const database = openDatabase(config.databaseUrl);
+  const database = openDatabase(config.databaseUrl, config.databaseTimeouts);
   await migrateToLatest(database);
   // The same key as the server's (CONSOLE_SECRET, or the generated file beside a SQLite database):
   // webhook secrets are sealed under it.

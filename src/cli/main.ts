@@ -29,7 +29,8 @@ function program(): Command {
     .command('migrate')
     .description('apply pending database migrations (the server does this at start too)')
     .action(async (_opts: unknown, command: Command) => {
-      const database = openDatabase(loadConfig().databaseUrl);
+      const config = loadConfig();
+      const database = openDatabase(config.databaseUrl, config.databaseTimeouts);
       try {
         const applied = await migrateToLatest(database);
         const json = command.optsWithGlobals<{ json?: boolean }>().json;

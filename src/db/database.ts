@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from './schema.js';
 import type { DialectName } from './migrations/types.js';
+import type { Availability } from './availability.js';
 
 export type Trx = Transaction<DB>;
 /** What repositories accept: the database itself or a transaction on it. */
@@ -17,7 +18,8 @@ export interface Database {
   /**
    * Runs `work` in a transaction and resolves after a durable commit. On SQLite concurrent
    * calls are group-committed (one fsync for a batch, each call isolated by a savepoint), so a
-   * failing call never undoes another. Inside `work`, use only `trx`, and never nest calls.
+   * failing call never undoes another. Inside `work`, use only `trx`, and never nest calls:
+   * a call from inside another's work rejects with NestedTransactionError.
    */
   transaction<T>(work: (trx: Trx) => Promise<T>): Promise<T>;
   /**
@@ -33,7 +35,13 @@ export interface Database {
    * nothing has been written: read the token before the query, keep the rows under it.
    */
   changeToken(): string | null;
-  /** Cheap round trip for /readyz. */
+  /**
+   * Whether the database answered the last operation (transactions and pings): unavailable
+   * after a connection or storage failure, available again after the next success. Listeners
+   * hear each change once.
+   */
+  readonly availability: Availability;
+  /** Cheap round trip for /readyz; a real write while the database is known to be failing. */
   ping(): Promise<void>;
   close(): Promise<void>;
 }

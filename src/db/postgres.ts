@@ -1,8 +1,10 @@
 import pg from 'pg';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
+import { Availability } from './availability.js';
 import { chunkedInsert } from './bulk-insert.js';
 import type { Database } from './database.js';
 import type { DB } from './schema.js';
+import { insideTransaction, pingOrProbe, refuseNested } from './transaction-scope.js';
 
 const TIMESTAMPTZ_OID = 1184;
 const parseTimestamp = pg.types.getTypeParser(TIMESTAMPTZ_OID);
@@ -18,25 +20,84 @@ const types = {
   },
 };
 
-export function openPostgres(url: string, poolSize = 10): Database {
-  // Bounded waits: a database that does not answer becomes a 503, never a request hanging forever.
+export interface PostgresTimeouts {
+  /** Longest wait for a connection (a new one, or a free one from the pool). */
+  connectTimeoutMs: number;
+  /** Longest wait for one statement's answer; the server also cancels it (statement_timeout). */
+  queryTimeoutMs: number;
+}
+
+export const DEFAULT_POSTGRES_TIMEOUTS: PostgresTimeouts = { connectTimeoutMs: 5_000, queryTimeoutMs: 10_000 };
+
+/** The socket under a pg client (not in pg's type definitions). */
+function socketOf(client: pg.PoolClient): { destroy(): void } | undefined {
+  return (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream;
+}
+
+/**
+ * Every failure of a connection stays with the request that used it. A connection that dies
+ * while checked out emits 'error' on its client, which would end the process without a
+ * listener. A statement that got no answer in time (a frozen server) leaves its connection
+ * waiting for that answer, and a later ROLLBACK queued behind it never goes out: such a
+ * connection is closed, so the pool drops it and the server ends the open transaction; it is
+ * never handed to another request still inside the old transaction.
+ */
+function guardConnection(client: pg.PoolClient, availability: Availability): void {
+  client.on('error', (error) => availability.failed(error));
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    const result = query(...args);
+    if (result instanceof Promise) {
+      result.catch((error: unknown) => {
+        if ((error as Error | null)?.message === 'Query read timeout') socketOf(client)?.destroy();
+      });
+    }
+    return result;
+  };
+}
+
+export function openPostgres(url: string, poolSize = 10, timeouts: PostgresTimeouts = DEFAULT_POSTGRES_TIMEOUTS): Database {
+  const availability = new Availability();
+  // Bounded waits: a database that does not answer becomes a 503, never a request hanging
+  // forever. Opening a connection is bounded by the connect timeout (the client's own); waiting
+  // for a free pooled connection, which under load is queueing, not an outage, may also last
+  // until a stuck statement gave its connection back (the pool's).
+  const connectTimeoutMs = timeouts.connectTimeoutMs;
+  class BoundedClient extends pg.Client {
+    constructor(config: pg.ClientConfig) {
+      super({ ...config, connectionTimeoutMillis: connectTimeoutMs });
+    }
+  }
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
     types: types as never,
-    connectionTimeoutMillis: 5_000,
-    query_timeout: 30_000,
+    Client: BoundedClient as never,
+    connectionTimeoutMillis: timeouts.connectTimeoutMs + timeouts.queryTimeoutMs,
+    query_timeout: timeouts.queryTimeoutMs,
+    statement_timeout: timeouts.queryTimeoutMs,
+    // A transaction left open by a client that vanished releases its row locks.
+    idle_in_transaction_session_timeout: timeouts.queryTimeoutMs * 3,
+    // Finds a connection whose server or network went away silently.
+    keepAlive: true,
   });
   // An idle client that loses its server must not crash the process; the next query reconnects.
-  pool.on('error', () => {});
+  pool.on('error', (error) => availability.failed(error));
+  pool.on('connect', (client) => guardConnection(client, availability));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  return {
+  const database: Database = {
     db,
     dialect: 'postgres',
+    availability,
     // PostgreSQL commits durably (synchronous_commit=on) and group-commits concurrent
     // transactions itself; each call gets its own transaction on a pooled connection.
     transaction(work) {
-      return db.transaction().execute(work);
+      try {
+        refuseNested();
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return availability.track(db.transaction().execute((trx) => insideTransaction(() => work(trx))));
     },
     // Multi-row INSERTs of up to ~1,000 rows, one round trip each, on the transaction's connection.
     bulkInsert(trx, table, columns, values) {
@@ -44,11 +105,12 @@ export function openPostgres(url: string, poolSize = 10): Database {
     },
     // No cheap, exact signal of other sessions' commits: readers always query.
     changeToken: () => null,
-    async ping() {
-      await sql`select 1`.execute(db);
+    ping() {
+      return pingOrProbe(db, availability, (work) => database.transaction(work));
     },
     async close() {
       await db.destroy();
     },
   };
+  return database;
 }

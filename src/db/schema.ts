@@ -325,6 +325,12 @@ export interface SchedulerRunsTable {
   at: string;
 }
 
+/** Rewritten by readiness while writes are failing (migration 006). */
+export interface WriteProbeTable {
+  id: number;
+  writes: number;
+}
+
 export interface DB {
   organisations: OrganisationsTable;
   api_keys: ApiKeysTable;
@@ -348,6 +354,7 @@ export interface DB {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   scheduler_runs: SchedulerRunsTable;
+  write_probe: WriteProbeTable;
 }
 
 export type Organisation = Selectable<OrganisationsTable>;

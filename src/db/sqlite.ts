@@ -1,13 +1,15 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, SqliteDialect, sql } from 'kysely';
+import { Kysely, SqliteDialect } from 'kysely';
+import { Availability } from './availability.js';
 import { insertText, MAX_PARAMETERS, rowCount } from './bulk-insert.js';
 import type { Database, Trx } from './database.js';
 import type { DB } from './schema.js';
 import { createNativeStatements, registerNative, unregisterNative } from './native-statements.js';
 import { openWalChangeToken } from './sqlite-change-token.js';
 import { createStatementCache, kyselyDatabase } from './sqlite-statement-cache.js';
+import { insideTransaction, pingOrProbe, refuseNested } from './transaction-scope.js';
 
 interface Pending {
   work: (trx: Trx) => Promise<unknown>;
@@ -74,6 +76,7 @@ export function openSqlite(path: string): Database {
   // which commits them all with one fsync.
   const queue: Pending[] = [];
   let scheduled = false;
+  const availability = new Availability();
 
   async function runBatch(batch: Pending[]): Promise<void> {
     const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
@@ -85,10 +88,14 @@ export function openSqlite(path: string): Database {
           for (const item of batch) {
             savepoint.run();
             try {
-              const value = await item.work(trx);
+              const value = await insideTransaction(() => item.work(trx));
               release.run();
               outcomes.push({ ok: true, value });
             } catch (error) {
+              // A full disk, a read-only file or an I/O error may end the whole transaction
+              // (SQLite rolls it back itself): nothing of the batch can commit, and the
+              // storage error, not a failing `rollback to`, is what every caller must hear.
+              if (!native.inTransaction) throw error;
               rollbackTo.run();
               release.run();
               outcomes.push({ ok: false, error });
@@ -99,10 +106,12 @@ export function openSqlite(path: string): Database {
         }
       });
     } catch (error) {
+      availability.failed(error);
       for (const item of batch) item.reject(error);
       checkpointAfterBatch();
       return;
     }
+    availability.succeeded();
     batch.forEach((item, i) => {
       const outcome = outcomes[i]!;
       if (outcome.ok) item.resolve(outcome.value);
@@ -119,8 +128,10 @@ export function openSqlite(path: string): Database {
   return {
     db,
     dialect: 'sqlite',
+    availability,
     transaction<T>(work: (trx: Trx) => Promise<T>): Promise<T> {
       return new Promise<T>((resolve, reject) => {
+        refuseNested();
         queue.push({ work, resolve: resolve as (v: unknown) => void, reject });
         if (!scheduled) {
           scheduled = true;
@@ -149,8 +160,8 @@ export function openSqlite(path: string): Database {
       }
     },
     changeToken: () => changeToken?.read() ?? null,
-    async ping() {
-      await sql`select 1`.execute(db);
+    ping() {
+      return pingOrProbe(db, availability, (work) => this.transaction(work));
     },
     async close() {
       while (scheduled || queue.length > 0) await new Promise((r) => setTimeout(r, 5));

@@ -2,8 +2,12 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { isUnavailable } from '../db/index.js';
 import { AppError, ERROR_STATUS, type ErrorBody, type ErrorCode, type ErrorDetail } from '../errors.js';
 
+/** What a 503 asks clients to wait before retrying: outages are detected within seconds. */
+export const RETRY_AFTER_SECONDS = 2;
+
 export function sendError(reply: FastifyReply, code: ErrorCode, message: string, details?: ErrorDetail[]): FastifyReply {
   const body: ErrorBody = { errore: message, code, request_id: String(reply.request.id) };
+  if (code === 'service_unavailable' && !reply.hasHeader('retry-after')) reply.header('retry-after', String(RETRY_AFTER_SECONDS));
   if (details) body.details = details;
   // Set here too: some errors (a malformed URL) are answered before any onRequest hook runs.
   reply.header('x-request-id', String(reply.request.id));
@@ -48,12 +52,19 @@ function classify(error: FastifyError, request: FastifyRequest): { code: ErrorCo
   return { code: 'internal_error', message: 'internal error' };
 }
 
-/** One place maps every error to the JSON error body; no stack trace ever leaves the process. */
-export function registerErrorHandling(app: FastifyInstance): void {
+/**
+ * One place maps every error to the JSON error body; no stack trace ever leaves the process.
+ * `onUnavailable` hears each database failure; it logs the cause once per outage, so the
+ * requests that fail during it log at debug level only.
+ */
+export function registerErrorHandling(app: FastifyInstance, options: { onUnavailable?: (error: unknown) => void } = {}): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const { code, message, details } = classify(error, request);
-    if (code === 'internal_error' || code === 'service_unavailable') request.log.error({ err: error }, 'request failed');
-    else request.log.info({ code, status: ERROR_STATUS[code] }, message);
+    if (code === 'internal_error') request.log.error({ err: error }, 'request failed');
+    else if (code === 'service_unavailable' && !(error instanceof AppError)) {
+      options.onUnavailable?.(error);
+      request.log.debug({ err: error }, 'request failed: database unavailable');
+    } else request.log.info({ code, status: ERROR_STATUS[code] }, message);
     return sendError(reply, code, message, details);
   });
   app.setNotFoundHandler((request, reply) => sendError(reply, 'not_found', `no route for ${request.method} ${request.url.split('?')[0]}`));

@@ -4,7 +4,7 @@ import type { Database } from '../db/index.js';
 import type { RateLimitStore } from './rate-limit/store.js';
 
 /** Liveness and readiness for load balancers: no key needed, nothing revealed beyond up/down. */
-export function registerHealth(app: FastifyInstance, deps: { database: Database; store: RateLimitStore }): void {
+export function registerHealth(app: FastifyInstance, deps: { database: Database; store: RateLimitStore; schemaReady: () => boolean }): void {
   const hidden = { hide: true };
   app.get('/healthz', { schema: { ...hidden, response: { 200: Type.Object({ status: Type.Literal('ok') }) } } }, async () => ({ status: 'ok' as const }));
 
@@ -14,13 +14,17 @@ export function registerHealth(app: FastifyInstance, deps: { database: Database;
     rate_limit: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
   });
   app.get('/readyz', { schema: { ...hidden, response: { 200: Ready, 503: Ready } } }, async (request, reply) => {
-    const database = await deps.database.ping().then(
-      () => 'ok' as const,
-      (error: unknown) => {
-        request.log.warn({ err: error }, 'readiness: database unreachable');
-        return 'unavailable' as const;
-      },
-    );
+    // Not ready before the migrations are applied. The ping records its outcome in the
+    // database's availability, whose changes are logged once; no line per probe.
+    const database = !deps.schemaReady()
+      ? ('unavailable' as const)
+      : await deps.database.ping().then(
+          () => 'ok' as const,
+          (error: unknown) => {
+            request.log.debug({ err: error }, 'readiness: database unavailable');
+            return 'unavailable' as const;
+          },
+        );
     // A degraded rate-limit store still serves (per instance), so it does not fail readiness.
     const rateLimit = await deps.store.health();
     const status = database === 'ok' ? ('ready' as const) : ('unavailable' as const);

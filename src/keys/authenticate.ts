@@ -89,7 +89,8 @@ export function createAuthenticator(database: Database, clock: Clock = systemClo
     const lastUsed = Math.max(result.lastUsedMs, touchedAt.get(key.id) ?? 0);
     if (nowMs - lastUsed >= TOUCH_INTERVAL_MS) {
       touchedAt.set(key.id, nowMs);
-      keysRepo.touch(database.db, key.id, iso(now)).catch(onTouchError);
+      // A write like any other: through `transaction` (durable, group-committed on SQLite).
+      database.transaction((trx) => keysRepo.touch(trx, key.id, iso(now))).catch(onTouchError);
     }
     return result.principal;
   };

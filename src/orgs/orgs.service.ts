@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Database } from '../db/index.js';
+import { isUniqueViolation, type Database } from '../db/index.js';
 import type { IntakeMode, Organisation } from '../db/schema.js';
 import { MEMBER_STATES } from '../cases/report-catalogue.js';
 import { AppError } from '../errors.js';
@@ -96,15 +96,21 @@ export function createOrgService(database: Database, clock: Clock = systemClock)
         contact_email: null,
         member_state: null,
       };
-      await database.transaction(async (trx) => {
-        await orgsRepo.insert(trx, org);
-        await appendRegistryEntry(
-          trx,
-          org.id,
-          { actor: 'cli', action: 'org.created', subject: org.slug, details: { name: org.name, intake_mode: org.intake_mode } },
-          now,
-        );
-      });
+      try {
+        await database.transaction(async (trx) => {
+          await orgsRepo.insert(trx, org);
+          await appendRegistryEntry(
+            trx,
+            org.id,
+            { actor: 'cli', action: 'org.created', subject: org.slug, details: { name: org.name, intake_mode: org.intake_mode } },
+            now,
+          );
+        });
+      } catch (error) {
+        // Another create of the same slug committed between the check above and this insert.
+        if (isUniqueViolation(error)) throw new AppError('conflict', `organisation "${input.slug}" already exists`);
+        throw error;
+      }
       return toOrganisationView({ ...org, incident_seq: 0, registry_seq: 1 });
     },
 

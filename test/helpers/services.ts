@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,14 +53,31 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
 
 export interface PrivatePostgres {
   url: string;
-  stop(): Promise<void>;
+  /** The same server, another database on it. */
+  urlOf(database: string): string;
+  /** pg_ctl stop: `immediate` (default) aborts like a crash, `fast` disconnects clients and shuts down cleanly. */
+  stop(mode?: 'fast' | 'immediate'): Promise<void>;
   start(): Promise<void>;
+  /** Sends `signal` to the postmaster and every process it started (SIGSTOP freezes the server, SIGCONT thaws it). */
+  signalAll(signal: NodeJS.Signals): void;
+  /** kill -9 of every client backend: the postmaster ends all sessions and recovers, as after a crash. */
+  killBackends(): number;
+  /** Runs SQL with psql as the superuser on `database`. */
+  psql(sql: string, database?: string): string;
   destroy(): Promise<void>;
 }
 
 function pgBin(name: string): string {
   const versions = readdirSync('/usr/lib/postgresql').sort();
   return join('/usr/lib/postgresql', versions[versions.length - 1]!, 'bin', name);
+}
+
+function readCmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
+  }
 }
 
 /** initdb into a temp folder and run it on a spare port (as the postgres user when root). */
@@ -77,12 +94,49 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   if (asPostgres) spawnSync('chown', ['postgres', dir]);
   run([pgBin('initdb'), '-D', `${dir}/data`, '-A', 'trust', '-U', 'postgres', '--no-sync']);
   const start = async () => run([pgBin('pg_ctl'), '-D', `${dir}/data`, '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`, '-w', '-l', `${dir}/log`, 'start']);
-  const stop = async () => run([pgBin('pg_ctl'), '-D', `${dir}/data`, '-m', 'immediate', '-w', 'stop']);
+  const stop = async (mode: 'fast' | 'immediate' = 'immediate') => run([pgBin('pg_ctl'), '-D', `${dir}/data`, '-m', mode, '-w', 'stop']);
+  const postmaster = () => Number(readFileSync(`${dir}/data/postmaster.pid`, 'utf8').split('\n')[0]);
+  const children = (pid: number) =>
+    spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+      .stdout.split('\n')
+      .filter(Boolean)
+      .map(Number);
+  // Client backends are the children whose command line names a database connection ("postgres: postgres postgres 127.0.0.1(…)").
+  const backends = (pid: number) => children(pid).filter((child) => /\d+\.\d+\.\d+\.\d+\(\d+\)/.test(readCmdline(child)));
   await start();
+  const url = (database: string) => `postgres://postgres@127.0.0.1:${port}/${database}`;
   return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    url: url('postgres'),
+    urlOf: url,
     start,
     stop,
+    signalAll(signal) {
+      const pid = postmaster();
+      // The postmaster first, so it cannot start a new backend after the children were frozen.
+      for (const target of [pid, ...children(pid)]) {
+        try {
+          process.kill(target, signal);
+        } catch {
+          // exited meanwhile
+        }
+      }
+    },
+    killBackends() {
+      const targets = backends(postmaster());
+      for (const target of targets) {
+        try {
+          process.kill(target, 'SIGKILL');
+        } catch {
+          // exited meanwhile
+        }
+      }
+      return targets.length;
+    },
+    psql(sql, database = 'postgres') {
+      const result = spawnSync('psql', ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', database, '-At', '-v', 'ON_ERROR_STOP=1', '-c', sql], { encoding: 'utf8' });
+      if (result.status !== 0) throw new Error(`psql failed: ${result.stderr}`);
+      return result.stdout.trim();
+    },
     async destroy() {
       await stop().catch(() => {});
       rmSync(dir, { recursive: true, force: true });

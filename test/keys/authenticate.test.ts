@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { KyselyPlugin } from 'kysely';
 import type { Database } from '../../src/db/index.js';
 import { createAuthenticator } from '../../src/keys/authenticate.js';
 import { useHarness } from '../helpers/app.js';
@@ -69,5 +70,32 @@ describe('the authenticator between commits', () => {
     assert.ok(await authenticate(t.key));
     const rotated = await h.keys.rotateKey({ org: t.slug, name: await onlyKeyName(t.slug) });
     assert.equal((await authenticate(rotated.secret))?.orgId, t.orgId);
+  });
+
+  it('records last use through database.transaction, never by writing on the shared handle', async () => {
+    const h = harness();
+    const t = await h.tenant('auth-touch', ['products:read']);
+    // The shared handle refuses writes: the write contract says they go through `transaction`.
+    const refuseWrites: KyselyPlugin = {
+      transformQuery({ node }) {
+        if (node.kind === 'InsertQueryNode' || node.kind === 'UpdateQueryNode' || node.kind === 'DeleteQueryNode') {
+          throw new Error(`${node.kind} outside database.transaction`);
+        }
+        return node;
+      },
+      transformResult: async ({ result }) => result,
+    };
+    const touchErrors: unknown[] = [];
+    const database: Database = { ...h.database, db: h.database.db.withPlugin(refuseWrites) };
+    const authenticate = createAuthenticator(database, h.clock.now, (error) => touchErrors.push(error));
+    assert.ok(await authenticate(t.key));
+    const name = await onlyKeyName(t.slug);
+    let lastUsed: string | null = null;
+    for (let i = 0; i < 100 && lastUsed === null && touchErrors.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      lastUsed = (await h.keys.listKeys(t.slug)).find((k) => k.name === name)!.last_used_at;
+    }
+    assert.deepEqual(touchErrors.map(String), []);
+    assert.equal(lastUsed, h.clock.now().toISOString());
   });
 });

@@ -4,10 +4,11 @@ import { sharedComponents } from './002-shared-components.js';
 import { consoleUsers } from './003-console.js';
 import { article14 } from './004-article-14.js';
 import { webhooks } from './005-webhooks.js';
+import { writeProbe } from './006-write-probe.js';
 import { gtinDeclared } from './008-gtin-declared.js';
 
 /**
  * Every migration, in name order (the order they run in; a later-numbered one may land first,
  * see migrate.ts). Never edit one that has shipped.
  */
-export const migrations: readonly PortableMigration[] = [initial, sharedComponents, consoleUsers, article14, webhooks, gtinDeclared];
+export const migrations: readonly PortableMigration[] = [initial, sharedComponents, consoleUsers, article14, webhooks, writeProbe, gtinDeclared];
