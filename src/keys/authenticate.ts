@@ -85,12 +85,13 @@ export function createAuthenticator(database: Database, clock: Clock = systemClo
     const { key } = result;
     if (key.revoked_at !== null) return null;
     if (result.expiresMs <= nowMs) return null;
-    // last_used_at is written at most once a minute per key, off the request's path.
+    // last_used_at is written at most once a minute per key, like any other write: through
+    // `transaction` (group-committed on SQLite). The request waits for it, so what it shows is
+    // exact for the next one; a failure to write it never fails the request.
     const lastUsed = Math.max(result.lastUsedMs, touchedAt.get(key.id) ?? 0);
     if (nowMs - lastUsed >= TOUCH_INTERVAL_MS) {
       touchedAt.set(key.id, nowMs);
-      // A write like any other: through `transaction` (durable, group-committed on SQLite).
-      database.transaction((trx) => keysRepo.touch(trx, key.id, iso(now))).catch(onTouchError);
+      await database.transaction((trx) => keysRepo.touch(trx, key.id, iso(now))).catch(onTouchError);
     }
     return result.principal;
   };
