@@ -78,8 +78,8 @@ describe('PostgreSQL faults under write load', { skip: TEST_BACKEND !== 'postgre
       },
     );
     // A request waits at most for a pooled connection (connect + query timeout), then for a
-    // statement and its rollback (a query timeout each); one second of slack for this host.
-    const bound = CONNECT_TIMEOUT_MS + 3 * QUERY_TIMEOUT_MS + 1000;
+    // statement and its rollback (a query timeout each); slack for a saturated shared host.
+    const bound = CONNECT_TIMEOUT_MS + 3 * QUERY_TIMEOUT_MS + 4000;
     assert.ok(load.slowestMs < bound, `slowest request ${Math.round(load.slowestMs)} ms, bound ${bound} ms`);
   });
 
