@@ -25,7 +25,13 @@ const CLI = join(ROOT, 'dist/cli/main.js');
 async function waitUp(url, child) {
   for (let i = 0; i < 400; i++) {
     if (child.exitCode !== null) throw new Error(`${url}: process exited ${child.exitCode}`);
-    if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) return;
+    if (
+      await fetch(`${url}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`${url} did not start`);
@@ -33,10 +39,23 @@ async function waitUp(url, child) {
 
 async function startProcess(args, env) {
   const port = await freePort();
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const url = `http://127.0.0.1:${port}`;
   await waitUp(url, child);
-  return { url, child, stop: () => new Promise((r) => (child.exitCode !== null ? r() : (child.once('exit', r), child.kill('SIGTERM')))) };
+  return {
+    url,
+    child,
+    stop: () =>
+      new Promise((r) => {
+        if (child.exitCode !== null) return r();
+        child.once('exit', r);
+        child.kill('SIGTERM');
+      }),
+  };
 }
 
 function admin(env, ...args) {
@@ -97,7 +116,12 @@ function aggregate(name, roundRows, bareRows) {
     cpu_steal_pct: steal.length ? median(steal) : null,
     errors: roundRows.reduce((n, r) => n + r.errors, 0),
     status_codes: statusCodes,
-    per_round: roundRows.map((r, i) => ({ requests_per_second: r.requests_per_second, ratio_to_bare: ratios[i], latency_p99_ms: r.latency_p99_ms, cpu_steal_pct: r.cpu_steal_pct })),
+    per_round: roundRows.map((r, i) => ({
+      requests_per_second: r.requests_per_second,
+      ratio_to_bare: ratios[i],
+      latency_p99_ms: r.latency_p99_ms,
+      cpu_steal_pct: r.cpu_steal_pct,
+    })),
   };
 }
 
@@ -110,7 +134,21 @@ export async function runHttpBench({ duration = 10, connections = 50, rounds = 2
   const write = admin(env, 'key', 'create', '--org', 'bench', '--name', 'write', '--scopes', 'incidents:write').secret;
   const limited = admin(env, 'key', 'create', '--org', 'bench', '--name', 'limited', '--scopes', 'products:read').secret;
   for (let i = 1; i <= 20; i++) {
-    admin(env, 'product', 'add', '--org', 'bench', '--sku', `SKU-${i}`, '--name', `Product ${i}`, '--firmware-version', `1.${i}.0`, '--end-of-support', '2031-01-01T00:00:00Z');
+    admin(
+      env,
+      'product',
+      'add',
+      '--org',
+      'bench',
+      '--sku',
+      `SKU-${i}`,
+      '--name',
+      `Product ${i}`,
+      '--firmware-version',
+      `1.${i}.0`,
+      '--end-of-support',
+      '2031-01-01T00:00:00Z',
+    );
   }
   const big = admin(env, 'org', 'create', 'catalogue');
   const bigRead = admin(env, 'key', 'create', '--org', 'catalogue', '--name', 'read', '--scopes', 'products:read').secret;
@@ -123,24 +161,57 @@ export async function runHttpBench({ duration = 10, connections = 50, rounds = 2
   for (let i = 0; i < 100; i++) await fetch(`${limitedService.url}/api/v1/external/products`, { headers: { 'x-cra-api-key': limited } });
   // A few signals so the score has something to compute.
   for (let i = 0; i < 20; i++) {
-    await fetch(`${service.url}/api/v1/external/incidents`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-cra-api-key': write }, body: JSON.stringify({ description: `seed ${i}`, sku: `SKU-${(i % 20) + 1}` }) });
+    await fetch(`${service.url}/api/v1/external/incidents`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-cra-api-key': write },
+      body: JSON.stringify({ description: `seed ${i}`, sku: `SKU-${(i % 20) + 1}` }),
+    });
   }
 
   const targets = [
     ['bare Fastify route', { url: `${bare.url}/` }],
     ['GET products', { url: `${service.url}/api/v1/external/products`, headers: { 'x-cra-api-key': read } }],
     ['GET compliance-score', { url: `${service.url}/api/v1/external/compliance-score`, headers: { 'x-cra-api-key': read } }],
-    ['POST incidents', {
-      url: `${service.url}/api/v1/external/incidents`, method: 'POST',
-      headers: { 'x-cra-api-key': write, 'content-type': 'application/json' },
-      body: JSON.stringify({ description: 'Bench signal: possible exploitation of the update service', title: 'bench', cve: 'CVE-2026-12345', sku: 'SKU-3' }),
-    }],
+    [
+      'POST incidents',
+      {
+        url: `${service.url}/api/v1/external/incidents`,
+        method: 'POST',
+        headers: { 'x-cra-api-key': write, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          description: 'Bench signal: possible exploitation of the update service',
+          title: 'bench',
+          cve: 'CVE-2026-12345',
+          sku: 'SKU-3',
+        }),
+      },
+    ],
     ['429 path', { url: `${limitedService.url}/api/v1/external/products`, headers: { 'x-cra-api-key': limited } }],
-    ['GET products, gzip', { url: `${service.url}/api/v1/external/products`, headers: { 'x-cra-api-key': read, 'accept-encoding': 'gzip' } }],
+    [
+      'GET products, gzip',
+      { url: `${service.url}/api/v1/external/products`, headers: { 'x-cra-api-key': read, 'accept-encoding': 'gzip' } },
+    ],
     ['GET products, br', { url: `${service.url}/api/v1/external/products`, headers: { 'x-cra-api-key': read, 'accept-encoding': 'br' } }],
-    ['GET products 10k, identity', { url: `${service.url}/api/v1/external/products`, headers: { 'x-cra-api-key': bigRead }, connections: BIG_CONNECTIONS }],
-    ['GET products 10k, gzip', { url: `${service.url}/api/v1/external/products`, headers: { 'x-cra-api-key': bigRead, 'accept-encoding': 'gzip' }, connections: BIG_CONNECTIONS }],
-    ['GET products 10k, br', { url: `${service.url}/api/v1/external/products`, headers: { 'x-cra-api-key': bigRead, 'accept-encoding': 'br' }, connections: BIG_CONNECTIONS }],
+    [
+      'GET products 10k, identity',
+      { url: `${service.url}/api/v1/external/products`, headers: { 'x-cra-api-key': bigRead }, connections: BIG_CONNECTIONS },
+    ],
+    [
+      'GET products 10k, gzip',
+      {
+        url: `${service.url}/api/v1/external/products`,
+        headers: { 'x-cra-api-key': bigRead, 'accept-encoding': 'gzip' },
+        connections: BIG_CONNECTIONS,
+      },
+    ],
+    [
+      'GET products 10k, br',
+      {
+        url: `${service.url}/api/v1/external/products`,
+        headers: { 'x-cra-api-key': bigRead, 'accept-encoding': 'br' },
+        connections: BIG_CONNECTIONS,
+      },
+    ],
   ];
 
   // Let the services finish their start-up work (SBOM schema compilation runs after listen)
@@ -155,7 +226,9 @@ export async function runHttpBench({ duration = 10, connections = 50, rounds = 2
         await cannon({ connections, ...opts, duration: 2 }); // warm-up (JIT, caches)
         const steal = stealMeter();
         const row = { ...summarise(name, await cannon({ connections, ...opts, duration })), cpu_steal_pct: steal.stop() };
-        log(`  round ${round} ${name}: ${row.requests_per_second} req/s, p99 ${row.latency_p99_ms} ms, ${row.response_bytes} B/response, ${row.cpu_steal_pct ?? '?'} % of CPU time stolen`);
+        log(
+          `  round ${round} ${name}: ${row.requests_per_second} req/s, p99 ${row.latency_p99_ms} ms, ${row.response_bytes} B/response, ${row.cpu_steal_pct ?? '?'} % of CPU time stolen`,
+        );
         measured.set(name, [...(measured.get(name) ?? []), row]);
       }
     }

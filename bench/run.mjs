@@ -30,7 +30,9 @@ const sbomOnly = only?.length === 1 && only[0] === 'sbom';
 const rounds = Number(arg('rounds', 3));
 let http = [];
 if (!sbomOnly) {
-  console.log(`HTTP: ${connections} connections, ${duration} s per target after a 2 s warm-up, median of ${rounds} interleaved rounds, range beside it`);
+  console.log(
+    `HTTP: ${connections} connections, ${duration} s per target after a 2 s warm-up, median of ${rounds} interleaved rounds, range beside it`,
+  );
   http = await runHttpBench({ duration, connections, rounds, only });
 }
 let sbom = [];
@@ -50,7 +52,9 @@ const rows = http.map((r) => {
 
 const pad = (v, n) => String(v).padEnd(n);
 const span = ([lo, hi]) => (lo === hi ? '' : ` (${lo}–${hi})`);
-console.log(`\n${pad('target', 28)}${pad('req/s median (range)', 24)}${pad('ratio (range)', 20)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('bytes', 10)}${pad('steal %', 9)}${pad('goal', 28)}status codes`);
+console.log(
+  `\n${pad('target', 28)}${pad('req/s median (range)', 24)}${pad('ratio (range)', 20)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('bytes', 10)}${pad('steal %', 9)}${pad('goal', 28)}status codes`,
+);
 for (const r of rows) {
   console.log(
     `${pad(r.name, 28)}${pad(r.requests_per_second + span(r.requests_per_second_range), 24)}${pad(r.ratio_to_bare + span(r.ratio_to_bare_range), 20)}` +
@@ -58,9 +62,18 @@ for (const r of rows) {
   );
 }
 if (sbom.length) {
-  console.log(`\n${pad('SBOM components', 18)}${pad('MiB', 7)}${pad('median ms (range)', 20)}${pad('components/s', 14)}${pad('peak RSS MiB', 14)}${pad('steal %', 9)}goal`);
+  console.log(
+    `\n${pad('SBOM components', 18)}${pad('MiB', 7)}${pad('median ms (range)', 20)}${pad('components/s', 14)}${pad('peak RSS MiB', 14)}${pad('steal %', 9)}goal`,
+  );
   for (const s of sbom) {
-    const goal = s.components === 10_000 ? (s.components_per_second >= 100_000 ? '≥ 100,000/s met' : '≥ 100,000/s MISSED') : s.median_ms < 1500 ? '< 1.5 s met' : '< 1.5 s MISSED';
+    const goal =
+      s.components === 10_000
+        ? s.components_per_second >= 100_000
+          ? '≥ 100,000/s met'
+          : '≥ 100,000/s MISSED'
+        : s.median_ms < 1500
+          ? '< 1.5 s met'
+          : '< 1.5 s MISSED';
     console.log(
       `${pad(s.components.toLocaleString('en'), 18)}${pad(s.document_mib, 7)}${pad(s.median_ms + span([s.min_ms, s.max_ms]), 20)}${pad(s.components_per_second.toLocaleString('en'), 14)}` +
         `${pad(s.server_peak_rss_mib ?? '?', 14)}${pad(s.cpu_steal_pct ?? '?', 9)}${goal}`,
@@ -75,10 +88,19 @@ if (sbomScale.length) {
   const search = sbomScale.find((row) => row.purl_ms !== undefined);
   const rss = sbomScale.find((row) => row.peak_rss_mib !== undefined);
   console.log(`\nSBOM at scale (${sbomScale[0].backend}), median of rounds (range)`);
-  if (latency) console.log(`${pad(latency.name, 46)}p99 ${latency.p99_ms} ms${span(latency.p99_range)}, max ${latency.max_ms} ms${span(latency.max_range)}  ${met(latency)}`);
+  if (latency)
+    console.log(
+      `${pad(latency.name, 46)}p99 ${latency.p99_ms} ms${span(latency.p99_range)}, max ${latency.max_ms} ms${span(latency.max_range)}  ${met(latency)}`,
+    );
   if (storage) console.log(`${pad(storage.name, 46)}${storage.kib} KiB${span(storage.kib_range)}  ${met(storage)}`);
-  if (search) console.log(`${pad(search.name, 46)}by purl ${search.purl_ms} ms${span(search.purl_range)}, by name ${search.name_ms} ms${span(search.name_range)}, ${search.hits} hits  ${met(search)}`);
-  if (rss) console.log(`${pad(rss.name, 46)}${rss.peak_rss_mib} MiB, ${rss.refused_503} answers 503 then retried, all stored in ${rss.all_stored_s} s  ${met(rss)}`);
+  if (search)
+    console.log(
+      `${pad(search.name, 46)}by purl ${search.purl_ms} ms${span(search.purl_range)}, by name ${search.name_ms} ms${span(search.name_range)}, ${search.hits} hits  ${met(search)}`,
+    );
+  if (rss)
+    console.log(
+      `${pad(rss.name, 46)}${rss.peak_rss_mib} MiB, ${rss.refused_503} answers 503 then retried, all stored in ${rss.all_stored_s} s  ${met(rss)}`,
+    );
 }
 
 const results = {

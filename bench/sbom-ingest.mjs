@@ -35,7 +35,7 @@ export function benchComponents(count) {
       version,
       purl,
       licenses: [{ license: { id: LICENSES[i % LICENSES.length] } }],
-      hashes: [{ alg: 'SHA-256', content: (i.toString(16).padStart(8, '0')).repeat(8) }],
+      hashes: [{ alg: 'SHA-256', content: i.toString(16).padStart(8, '0').repeat(8) }],
     };
   });
 }
@@ -166,7 +166,12 @@ const median = (values) => {
 };
 
 /** Runs the benchmark; resolves with one result per size. */
-export async function runSbomIngestBench({ sizes = [10_000, 100_000], runs = 5, databaseUrl = process.env.DATABASE_URL, log = console.log } = {}) {
+export async function runSbomIngestBench({
+  sizes = [10_000, 100_000],
+  runs = 5,
+  databaseUrl = process.env.DATABASE_URL,
+  log = console.log,
+} = {}) {
   const db = await benchDatabase(databaseUrl);
   const { key } = await prepare(db.url);
   const { child, url } = await startServer({ DATABASE_URL: db.url, RATE_LIMIT_PER_MINUTE: '100000' });
@@ -189,7 +194,8 @@ export async function runSbomIngestBench({ sizes = [10_000, 100_000], runs = 5, 
         });
         const answer = await res.json();
         const elapsed = performance.now() - started;
-        if (res.status !== 201 || answer.components !== size) throw new Error(`unexpected answer ${res.status}: ${JSON.stringify(answer).slice(0, 500)}`);
+        if (res.status !== 201 || answer.components !== size)
+          throw new Error(`unexpected answer ${res.status}: ${JSON.stringify(answer).slice(0, 500)}`);
         if (run > 0) times.push(elapsed);
       }
       const ms = median(times);

@@ -24,14 +24,22 @@ function reachable(url, defaultPort) {
   return new Promise((resolve) => {
     const socket = connect({ host: hostname, port: Number(port || defaultPort) });
     socket.setTimeout(1500);
-    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.once('error', () => resolve(false));
-    socket.once('timeout', () => (socket.destroy(), resolve(false)));
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
   });
 }
 
 const filter = process.argv.slice(2);
-const files = findTests('test').filter((f) => filter.length === 0 || filter.some((p) => f.includes(p))).sort();
+const files = findTests('test')
+  .filter((f) => filter.length === 0 || filter.some((p) => f.includes(p)))
+  .sort();
 if (files.length === 0) {
   process.stderr.write(`no test files match ${filter.join(' ')}\n`);
   process.exit(1);
@@ -39,7 +47,9 @@ if (files.length === 0) {
 
 let backends;
 if (process.env.TEST_BACKENDS) {
-  backends = process.env.TEST_BACKENDS.split(',').map((b) => b.trim()).filter(Boolean);
+  backends = process.env.TEST_BACKENDS.split(',')
+    .map((b) => b.trim())
+    .filter(Boolean);
 } else {
   backends = ['sqlite'];
   const pg = await reachable(PG_URL, 5432);

@@ -35,7 +35,12 @@ export interface AppDeps {
 }
 
 /** Key headers never reach a log line, whatever a serializer is later taught to include. */
-export const REDACTED_PATHS = ['req.headers["x-cra-api-key"]', 'req.headers.authorization', 'headers["x-cra-api-key"]', 'headers.authorization'];
+export const REDACTED_PATHS = [
+  'req.headers["x-cra-api-key"]',
+  'req.headers.authorization',
+  'headers["x-cra-api-key"]',
+  'headers.authorization',
+];
 
 /** Builds the whole HTTP application; never listens, so tests can use `inject`. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -44,7 +49,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const logger =
     deps.logger === false
       ? false
-      : { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, ...(typeof deps.logger === 'object' ? { stream: deps.logger.stream } : {}) };
+      : {
+          level: config.logLevel,
+          redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+          ...(typeof deps.logger === 'object' ? { stream: deps.logger.stream } : {}),
+        };
 
   const timeouts = serverTimeoutOptions(config);
   const app = Fastify({

@@ -24,7 +24,11 @@ async function main(): Promise<void> {
   const rateLimitStore = await createRateLimitStore(config.redisUrl, log);
   // The console's key for TOTP secrets: CONSOLE_SECRET, or on SQLite a generated 0600 file.
   const consoleSecret = resolveConsoleSecret(config.consoleSecret, config.databaseUrl);
-  const services = createServices({ database, console: { secret: consoleSecret, idleMinutes: config.consoleIdleMinutes }, webhookPolicy: config.webhooks });
+  const services = createServices({
+    database,
+    console: { secret: consoleSecret, idleMinutes: config.consoleIdleMinutes },
+    webhookPolicy: config.webhooks,
+  });
   let schemaReady = false;
   app = await buildApp({ config, services, rateLimitStore, schemaReady: () => schemaReady });
   if (!consoleSecret) app.log.warn('CONSOLE_SECRET is not set: the console cannot enrol or sign anyone in on PostgreSQL until it is');

@@ -38,7 +38,13 @@ export interface ServiceDeps {
   events?: CaseEventSink;
 }
 
-export function createServices({ database, clock = systemClock, console: consoleOptions, webhookPolicy, events = noCaseEvents }: ServiceDeps) {
+export function createServices({
+  database,
+  clock = systemClock,
+  console: consoleOptions,
+  webhookPolicy,
+  events = noCaseEvents,
+}: ServiceDeps) {
   const orgs = createOrgService(database, clock);
   const products = createProductService(database, orgs, clock);
   const box = consoleOptions?.secret ? createSecretBox(consoleOptions.secret) : null;

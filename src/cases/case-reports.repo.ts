@@ -10,13 +10,28 @@ export function newReportRow(
   key: Pick<CaseReportRow, 'org_id' | 'case_id' | 'stage' | 'seq'>,
   change: CaseReportUpdate & { updated_at: string },
 ): CaseReportRow {
-  const blank = { due_at: null, requested_at: null, fields: '{}', filed_at: null, srp_reference: null, filed_by: null, content: null, content_sha256: null, recorded_at: null };
+  const blank = {
+    due_at: null,
+    requested_at: null,
+    fields: '{}',
+    filed_at: null,
+    srp_reference: null,
+    filed_by: null,
+    content: null,
+    content_sha256: null,
+    recorded_at: null,
+  };
   return { id: randomUUID(), ...key, ...blank, ...change };
 }
 
 export const caseReportsRepo = {
   /** Writes `change` to the stage's report: a new row, or the existing one while it is not filed; false if it was filed meanwhile. */
-  async save(db: Executor, key: Pick<CaseReportRow, 'org_id' | 'case_id' | 'stage' | 'seq'>, existing: CaseReportRow | undefined, change: CaseReportUpdate & { updated_at: string }): Promise<boolean> {
+  async save(
+    db: Executor,
+    key: Pick<CaseReportRow, 'org_id' | 'case_id' | 'stage' | 'seq'>,
+    existing: CaseReportRow | undefined,
+    change: CaseReportUpdate & { updated_at: string },
+  ): Promise<boolean> {
     if (!existing) {
       await caseReportsRepo.insert(db, newReportRow(key, change));
       return true;

@@ -289,7 +289,12 @@ export function createCaseReportService(
           { actor: input.filedBy, action: 'case.report_filed', subject: `case ${incidentNumber}`, details },
           nowIso,
         );
-        await emitReportFiled(trx, org.id, { incident_number: incidentNumber, stage, seq: found.seq, filed_at: filedIso, reference }, nowIso);
+        await emitReportFiled(
+          trx,
+          org.id,
+          { incident_number: incidentNumber, stage, seq: found.seq, filed_at: filedIso, reference },
+          nowIso,
+        );
         await events(trx, { type: 'case.report_filed', orgId: org.id, incidentNumber, at: nowIso, data: details });
       });
       // Read back: the case row changed too (the send time of the early warning or notification).

@@ -37,7 +37,13 @@ export function caseDeadlines(awareAt: Date): { earlyWarning: Date; fullNotifica
 
 /** The given title, else the description's first non-blank line, cut to 120 characters. */
 export function caseTitle(title: string | null | undefined, description: string): string {
-  const chosen = title?.trim() || description.split(/\r\n|\r|\n/).map((line) => line.trim()).find(Boolean) || 'untitled';
+  const chosen =
+    title?.trim() ||
+    description
+      .split(/\r\n|\r|\n/)
+      .map((line) => line.trim())
+      .find(Boolean) ||
+    'untitled';
   // Array.from counts code points, so a cut never splits a surrogate pair.
   return Array.from(chosen).slice(0, TITLE_MAX).join('');
 }

@@ -17,7 +17,12 @@ export const casesRepo = {
    * Changes an open case, and only while `unset` (if given) is still null, so two concurrent
    * recordings cannot both succeed. Returns whether the row changed.
    */
-  async updateOpen(db: Executor, id: string, change: CaseUpdate, unset?: 'early_warning_sent_at' | 'notification_sent_at'): Promise<boolean> {
+  async updateOpen(
+    db: Executor,
+    id: string,
+    change: CaseUpdate,
+    unset?: 'early_warning_sent_at' | 'notification_sent_at',
+  ): Promise<boolean> {
     let query = db.updateTable('cases').set(change).where('id', '=', id).where('status', '=', 'open');
     if (unset) query = query.where(unset, 'is', null);
     const result = await query.executeTakeFirst();
@@ -26,7 +31,13 @@ export const casesRepo = {
 
   /** Records the corrective measure of an open case, once. */
   async updateFix(db: Executor, id: string, change: { fix_available_at: string; fix_description: string | null }): Promise<boolean> {
-    const result = await db.updateTable('cases').set(change).where('id', '=', id).where('status', '=', 'open').where('fix_available_at', 'is', null).executeTakeFirst();
+    const result = await db
+      .updateTable('cases')
+      .set(change)
+      .where('id', '=', id)
+      .where('status', '=', 'open')
+      .where('fix_available_at', 'is', null)
+      .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   },
 

@@ -115,7 +115,8 @@ export function createCaseService(
     const row = await requireCase(org.id, incidentNumber);
     const label = column === 'early_warning_sent_at' ? 'early warning' : 'notification';
     if (row.status !== 'open') throw new AppError('conflict', `case ${incidentNumber} is closed`);
-    if (row[column] !== null) throw new AppError('conflict', `the ${label} of case ${incidentNumber} was already recorded at ${row[column]}`);
+    if (row[column] !== null)
+      throw new AppError('conflict', `the ${label} of case ${incidentNumber} was already recorded at ${row[column]}`);
     const now = clock();
     const sentAt = at ?? now;
     notInFuture(sentAt, now, `the ${label} time`);
@@ -137,11 +138,23 @@ export function createCaseService(
       if (!(await caseReportsRepo.save(trx, { org_id: org.id, case_id: row.id, stage, seq: 0 }, existing, filed))) {
         throw new AppError('conflict', `the ${label} of case ${incidentNumber} was filed meanwhile`);
       }
-      const details = { incident_number: incidentNumber, sent_at: sentIso, deadline, on_time: sentIso <= deadline, without_content: true, note: 'recorded without report content' };
+      const details = {
+        incident_number: incidentNumber,
+        sent_at: sentIso,
+        deadline,
+        on_time: sentIso <= deadline,
+        without_content: true,
+        note: 'recorded without report content',
+      };
       await appendRegistryEntry(
         trx,
         org.id,
-        { actor, action: column === 'early_warning_sent_at' ? 'case.early_warning_recorded' : 'case.notification_recorded', subject: `case ${incidentNumber}`, details },
+        {
+          actor,
+          action: column === 'early_warning_sent_at' ? 'case.early_warning_recorded' : 'case.notification_recorded',
+          subject: `case ${incidentNumber}`,
+          details,
+        },
         nowIso,
       );
       await emitReportFiled(trx, org.id, { incident_number: incidentNumber, stage, seq: 0, filed_at: sentIso, reference: null }, nowIso);
@@ -160,7 +173,8 @@ export function createCaseService(
       const org = await orgs.requireOrg(orgSlug);
       const signal = await signalsRepo.findByNumber(database.db, org.id, input.signalNumber);
       if (!signal) throw new AppError('not_found', `no signal with incident number ${input.signalNumber}`);
-      const duplicate = () => new AppError('conflict', `signal ${input.signalNumber} already has a case; a signal becomes at most one case`);
+      const duplicate = () =>
+        new AppError('conflict', `signal ${input.signalNumber} already has a case; a signal becomes at most one case`);
       if (await casesRepo.findByNumber(database.db, org.id, input.signalNumber)) throw duplicate();
       assertUntriaged(signal);
       if (input.notifiable === false && !input.notifiableReason?.trim()) {
@@ -191,18 +205,29 @@ export function createCaseService(
         now: iso(now),
         actor: input.actor ?? 'cli',
       };
-      const row = await database.transaction((trx) => openCase(trx, signal, fields, events)).catch((error: unknown) => {
-        throw isUniqueViolation(error) ? duplicate() : error;
-      });
+      const row = await database
+        .transaction((trx) => openCase(trx, signal, fields, events))
+        .catch((error: unknown) => {
+          throw isUniqueViolation(error) ? duplicate() : error;
+        });
       return toCaseView({ ...row, product_sku: productSku }, [], now);
     },
 
     async listCases(orgSlug: string): Promise<CaseView[]> {
       const org = await orgs.requireOrg(orgSlug);
       const rows = await casesRepo.list(database.db, org.id);
-      const reports = await caseReportsRepo.forCases(database.db, rows.map((r) => r.id));
+      const reports = await caseReportsRepo.forCases(
+        database.db,
+        rows.map((r) => r.id),
+      );
       const now = clock();
-      return rows.map((r) => toCaseView(r, reports.filter((p) => p.case_id === r.id), now));
+      return rows.map((r) =>
+        toCaseView(
+          r,
+          reports.filter((p) => p.case_id === r.id),
+          now,
+        ),
+      );
     },
 
     /** One case by its incident number; another organisation's number is not found. */
@@ -217,8 +242,10 @@ export function createCaseService(
       return (await requireCase(org.id, incidentNumber)).notes;
     },
 
-    recordEarlyWarning: (orgSlug: string, incidentNumber: number, at?: Date, actor?: string) => recordSent(orgSlug, incidentNumber, 'early_warning_sent_at', at, actor),
-    recordNotification: (orgSlug: string, incidentNumber: number, at?: Date, actor?: string) => recordSent(orgSlug, incidentNumber, 'notification_sent_at', at, actor),
+    recordEarlyWarning: (orgSlug: string, incidentNumber: number, at?: Date, actor?: string) =>
+      recordSent(orgSlug, incidentNumber, 'early_warning_sent_at', at, actor),
+    recordNotification: (orgSlug: string, incidentNumber: number, at?: Date, actor?: string) =>
+      recordSent(orgSlug, incidentNumber, 'notification_sent_at', at, actor),
 
     /** Closes a case; a notifiable one only once every stage that is due has been filed. */
     async closeCase(orgSlug: string, incidentNumber: number, actor = 'cli'): Promise<CaseView> {
@@ -229,7 +256,10 @@ export function createCaseService(
       const before = await view(row, current);
       const blockers = closeBlockers(before.stages);
       if (blockers.length > 0) {
-        const names = blockers.map((b) => `${stageLabel(b.stage, b.seq)} (${b.state === 'waiting' ? 'waiting for a corrective measure' : `${b.state}, due ${b.due}`})`);
+        const names = blockers.map(
+          (b) =>
+            `${stageLabel(b.stage, b.seq)} (${b.state === 'waiting' ? 'waiting for a corrective measure' : `${b.state}, due ${b.due}`})`,
+        );
         throw new AppError('conflict', `case ${incidentNumber} cannot close: not yet filed: ${names.join('; ')}`);
       }
       const now = iso(current);
@@ -237,7 +267,11 @@ export function createCaseService(
         if (!(await casesRepo.updateOpen(trx, row.id, { status: 'closed', closed_at: now }))) {
           throw new AppError('conflict', `case ${incidentNumber} is already closed`);
         }
-        const details = { incident_number: incidentNumber, early_warning_sent: row.early_warning_sent_at !== null, notification_sent: row.notification_sent_at !== null };
+        const details = {
+          incident_number: incidentNumber,
+          early_warning_sent: row.early_warning_sent_at !== null,
+          notification_sent: row.notification_sent_at !== null,
+        };
         await appendRegistryEntry(trx, org.id, { actor, action: 'case.closed', subject: `case ${incidentNumber}`, details }, now);
         await emitCaseClosed(trx, org.id, incidentNumber, now);
         await events(trx, { type: 'case.closed', orgId: org.id, incidentNumber, at: now, data: details });

@@ -20,7 +20,12 @@ export interface OpenCaseFields extends NewCaseFields {
  * the `case.opened` registry entry and webhook event. The one place a case comes into being, for intake in mode
  * `case` (same transaction as the signal) and for the human decision (CLI, console).
  */
-export async function openCase(trx: Trx, signal: SignalRow, fields: OpenCaseFields, events: CaseEventSink = noCaseEvents): Promise<CaseRow> {
+export async function openCase(
+  trx: Trx,
+  signal: SignalRow,
+  fields: OpenCaseFields,
+  events: CaseEventSink = noCaseEvents,
+): Promise<CaseRow> {
   const row = newCaseRow(signal, fields);
   await casesRepo.insert(trx, row);
   // Only an INCOMING signal moves (intake in mode `case` stores it as CASE_OPENED already): a
@@ -36,7 +41,12 @@ export async function openCase(trx: Trx, signal: SignalRow, fields: OpenCaseFiel
     aware_at: row.aware_at,
     product_sku: fields.productSku,
   };
-  await appendRegistryEntry(trx, signal.org_id, { actor: fields.actor, action: 'case.opened', subject: `case ${row.incident_number}`, details }, fields.now);
+  await appendRegistryEntry(
+    trx,
+    signal.org_id,
+    { actor: fields.actor, action: 'case.opened', subject: `case ${row.incident_number}`, details },
+    fields.now,
+  );
   await events(trx, { type: 'case.opened', orgId: signal.org_id, incidentNumber: row.incident_number, at: fields.now, data: details });
   await emitCaseOpened(trx, row, fields.productSku);
   return row;

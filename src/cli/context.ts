@@ -27,9 +27,7 @@ export async function openContext(): Promise<CliContext> {
   };
 }
 /** Runs one command with a context, printing JSON (with --json) or readable text. */
-export function action<A extends unknown[]>(
-  run: (ctx: CliContext, ...args: A) => Promise<{ json: unknown; text: string }>,
-) {
+export function action<A extends unknown[]>(run: (ctx: CliContext, ...args: A) => Promise<{ json: unknown; text: string }>) {
   return async (...args: A): Promise<void> => {
     const command = args[args.length - 1] as { optsWithGlobals(): { json?: boolean } };
     const ctx = await openContext();

@@ -34,7 +34,9 @@ function program(): Command {
       try {
         const applied = await migrateToLatest(database);
         const json = command.optsWithGlobals<{ json?: boolean }>().json;
-        process.stdout.write(json ? `${JSON.stringify({ applied })}\n` : applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n');
+        process.stdout.write(
+          json ? `${JSON.stringify({ applied })}\n` : applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n',
+        );
       } finally {
         await database.close();
       }

@@ -10,7 +10,11 @@ export function complianceScoreRoute(app: FastifyInstance, deps: { compliance: C
     {
       config: {
         scope: 'compliance:read',
-        examples: { responses: { 200: { score: { summary: 'One running clock, half the active products with an SBOM', value: COMPLIANCE_SCORE_EXAMPLE } } } },
+        examples: {
+          responses: {
+            200: { score: { summary: 'One running clock, half the active products with an SBOM', value: COMPLIANCE_SCORE_EXAMPLE } },
+          },
+        },
       },
       schema: {
         operationId: 'getComplianceScore',

@@ -35,7 +35,9 @@ export const ComplianceScoreSchema = Type.Object(
     }),
     open_incidents: Type.Integer({ minimum: 0, description: "The organisation's open cases (signals awaiting triage are not incidents)" }),
     generated_at: Type.String({ format: 'date-time', description: 'When this score was computed' }),
-    active_timers: Type.Array(Type.Ref(ActiveTimerSchema), { description: 'Running 24 h / 72 h clocks, earliest early-warning deadline first' }),
+    active_timers: Type.Array(Type.Ref(ActiveTimerSchema), {
+      description: 'Running 24 h / 72 h clocks, earliest early-warning deadline first',
+    }),
   },
   { $id: 'ComplianceScore', title: 'ComplianceScore', additionalProperties: false },
 );

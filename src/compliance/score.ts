@@ -40,7 +40,12 @@ export interface MissedDeadline {
   sent_at: string | null;
 }
 
-const DEADLINE_NAMES = { early_warning: 'early_warning', notification: 'full_notification', intermediate: 'intermediate_report', final: 'final_report' } as const;
+const DEADLINE_NAMES = {
+  early_warning: 'early_warning',
+  notification: 'full_notification',
+  intermediate: 'intermediate_report',
+  final: 'final_report',
+} as const;
 
 export interface RuleResult {
   rule: 1 | 2 | 3 | 4;
@@ -148,7 +153,8 @@ export function computeScore(input: { cases: readonly ScoreCase[]; products: rea
     {
       rule: 2,
       name: 'missed_deadlines',
-      description: '20 per passed, unmet deadline (early warning, notification, intermediate and final report) of an open notifiable case, at most 40',
+      description:
+        '20 per passed, unmet deadline (early warning, notification, intermediate and final report) of an open notifiable case, at most 40',
       inputs: { missed },
       penalty: Math.min(20 * missed.length, 40),
     },

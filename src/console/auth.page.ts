@@ -100,7 +100,7 @@ export function registerAuthPages(scope: FastifyInstance, deps: ConsoleDeps): vo
 
   async function enrolmentPage(request: FastifyRequest) {
     const viewer = request.viewer;
-    if (!viewer || viewer.stage !== 'enrol') return null;
+    if (viewer?.stage !== 'enrol') return null;
     const user = await users.ensureEnrolmentSecret(viewer.user);
     viewer.user = user;
     const secret = users.enrolmentSecret(user);

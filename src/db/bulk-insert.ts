@@ -38,7 +38,13 @@ export function rowCount(columns: readonly string[], values: readonly unknown[])
  * The portable implementation: chunks of as many rows as the parameter limit allows, each one
  * statement run through Kysely on the transaction (used on PostgreSQL).
  */
-export async function chunkedInsert(trx: Trx, dialect: DialectName, table: string, columns: readonly string[], values: readonly unknown[]): Promise<void> {
+export async function chunkedInsert(
+  trx: Trx,
+  dialect: DialectName,
+  table: string,
+  columns: readonly string[],
+  values: readonly unknown[],
+): Promise<void> {
   const rows = rowCount(columns, values);
   const perStatement = Math.max(1, Math.floor(MAX_PARAMETERS / columns.length));
   for (let start = 0; start < rows; start += perStatement) {

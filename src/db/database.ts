@@ -27,7 +27,12 @@ export interface Database {
    * fastest way this database offers. `values` holds the rows flat, one after another, each
    * in `columns` order (no array per row when there are 100,000 of them).
    */
-  bulkInsert<T extends keyof DB & string>(trx: Trx, table: T, columns: ReadonlyArray<keyof DB[T] & string>, values: readonly unknown[]): Promise<void>;
+  bulkInsert<T extends keyof DB & string>(
+    trx: Trx,
+    table: T,
+    columns: ReadonlyArray<keyof DB[T] & string>,
+    values: readonly unknown[],
+  ): Promise<void>;
   /**
    * A token that changes whenever a transaction commits, in this process or any other; null
    * when this database cannot tell cheaply (PostgreSQL, an in-memory SQLite) or not at this

@@ -6,7 +6,24 @@ export function isUniqueViolation(error: unknown): boolean {
 
 // Network failures, and PostgreSQL's "shutting down / starting up / too many connections /
 // connection lost / cancelled by statement_timeout" (57P0x, 53300, 08xxx, 57014).
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '57014', '53300', '08000', '08001', '08003', '08004', '08006']);
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  '57P01',
+  '57P02',
+  '57P03',
+  '57014',
+  '53300',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+]);
 /**
  * SQLite's storage failures: the disk is full, the file or its folder is read-only, an I/O
  * error, the file cannot be opened, another process holds the lock (extended codes such as
@@ -14,7 +31,8 @@ const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EP
  */
 const SQLITE_STORAGE = /^SQLITE_(FULL|READONLY|IOERR|CANTOPEN|BUSY|PROTOCOL)/;
 // node-postgres raises these as plain Errors without a code.
-const PG_MESSAGES = /Connection terminated|connection timeout|timeout exceeded when trying to connect|timeout expired|Query read timeout|Client has encountered a connection error|Connection is closed/i;
+const PG_MESSAGES =
+  /Connection terminated|connection timeout|timeout exceeded when trying to connect|timeout expired|Query read timeout|Client has encountered a connection error|Connection is closed/i;
 
 /** True when the database could not be reached, answered too late or cannot write: worth retrying later. */
 export function isUnavailable(error: unknown): boolean {

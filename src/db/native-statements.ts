@@ -38,6 +38,7 @@ export function createNativeStatements(native: SQLite.Database, prepare: Prepare
   };
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: any Kysely instance or transaction, whatever its schema type
 export function registerNative(executor: Kysely<any> | object, statements: NativeStatements): void {
   registry.set(executor, statements);
 }

@@ -19,7 +19,9 @@ export function queryTemplate<Row, K extends string>(build: (db: Executor, slot:
       const query = build(db, (name) => `${marker}${name}` as never).compile();
       template = {
         sql: query.sql,
-        slots: query.parameters.map((p) => (typeof p === 'string' && p.startsWith(marker) ? (p.slice(marker.length) as K) : { literal: p })),
+        slots: query.parameters.map((p) =>
+          typeof p === 'string' && p.startsWith(marker) ? (p.slice(marker.length) as K) : { literal: p },
+        ),
       };
       compiled.set(executor.adapter.constructor, template);
     }

@@ -14,7 +14,9 @@ const scope = new AsyncLocalStorage<true>();
 
 export class NestedTransactionError extends Error {
   constructor() {
-    super('database.transaction was called inside another database.transaction; pass the outer trx down instead (a nested call would wait forever)');
+    super(
+      'database.transaction was called inside another database.transaction; pass the outer trx down instead (a nested call would wait forever)',
+    );
     this.name = 'NestedTransactionError';
   }
 }
@@ -33,7 +35,11 @@ export function insideTransaction<T>(work: () => Promise<T>): Promise<T> {
  * /readyz's round trip. While the last operation failed on the database's side, a real write
  * (the one probe row, migration 006): a full disk or a read-only file still answers `select 1`.
  */
-export async function pingOrProbe(db: Kysely<DB>, availability: Availability, transaction: (work: (trx: Trx) => Promise<void>) => Promise<void>): Promise<void> {
+export async function pingOrProbe(
+  db: Kysely<DB>,
+  availability: Availability,
+  transaction: (work: (trx: Trx) => Promise<void>) => Promise<void>,
+): Promise<void> {
   if (availability.available) {
     await availability.track(sql`select 1`.execute(db));
     return;

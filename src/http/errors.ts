@@ -38,12 +38,15 @@ function classify(error: FastifyError, request: FastifyRequest): { code: ErrorCo
     return { code: 'validation_failed', message, details: validationDetails(error) };
   }
   // A static asset path that resolves outside its folder (../ climbing): nothing there.
-  if (error.statusCode === 403 || error.statusCode === 404) return { code: 'not_found', message: `no route for ${request.method} ${request.url.split('?')[0]}` };
+  if (error.statusCode === 403 || error.statusCode === 404)
+    return { code: 'not_found', message: `no route for ${request.method} ${request.url.split('?')[0]}` };
   // Fastify's body errors carry their status: 413 (FST_ERR_CTP_BODY_TOO_LARGE), 415
   // (FST_ERR_CTP_INVALID_MEDIA_TYPE), 400 for empty, unparseable or poisoned JSON.
   if (error.statusCode === 413) return { code: 'payload_too_large', message: 'the body is larger than this operation accepts' };
-  if (error.statusCode === 415) return { code: 'unsupported_media_type', message: 'the body must be sent with Content-Type: application/json' };
-  if (error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return { code: 'invalid_json', message: 'the body is empty; a JSON object is expected' };
+  if (error.statusCode === 415)
+    return { code: 'unsupported_media_type', message: 'the body must be sent with Content-Type: application/json' };
+  if (error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY')
+    return { code: 'invalid_json', message: 'the body is empty; a JSON object is expected' };
   if (error.statusCode === 400 && (error instanceof SyntaxError || error.code?.startsWith('FST_ERR_CTP'))) {
     return { code: 'invalid_json', message: 'the body is not valid JSON' };
   }

@@ -4,9 +4,14 @@ import type { Database } from '../db/index.js';
 import type { RateLimitStore } from './rate-limit/store.js';
 
 /** Liveness and readiness for load balancers: no key needed, nothing revealed beyond up/down. */
-export function registerHealth(app: FastifyInstance, deps: { database: Database; store: RateLimitStore; schemaReady: () => boolean }): void {
+export function registerHealth(
+  app: FastifyInstance,
+  deps: { database: Database; store: RateLimitStore; schemaReady: () => boolean },
+): void {
   const hidden = { hide: true };
-  app.get('/healthz', { schema: { ...hidden, response: { 200: Type.Object({ status: Type.Literal('ok') }) } } }, async () => ({ status: 'ok' as const }));
+  app.get('/healthz', { schema: { ...hidden, response: { 200: Type.Object({ status: Type.Literal('ok') }) } } }, async () => ({
+    status: 'ok' as const,
+  }));
 
   const Ready = Type.Object({
     status: Type.Union([Type.Literal('ready'), Type.Literal('unavailable')]),

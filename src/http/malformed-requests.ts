@@ -26,7 +26,9 @@ export function rawErrorResponse(code: ErrorCode, message: string, extraHeaders:
     connection: 'close',
     ...extraHeaders,
   };
-  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const head = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head}\r\n${body}`;
 }
 

@@ -23,7 +23,7 @@ export function trackOperations(app: FastifyInstance): { registerMethodNotAllowe
     if (!route.config?.scope) return;
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const set = allowed.get(route.url) ?? new Set<string>();
-    methods.forEach((m) => set.add(m.toUpperCase()));
+    for (const m of methods) set.add(m.toUpperCase());
     allowed.set(route.url, set);
   });
   return {

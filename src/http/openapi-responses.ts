@@ -6,7 +6,11 @@ import { ErrorBodySchema } from '../errors.js';
 
 // Every answer carries the request's id (the onRequest hook in app.ts sets it first thing).
 const requestIdHeader = {
-  'X-Request-Id': { type: 'string', format: 'uuid', description: "This request's identifier, also the `request_id` of an error body; quote it when asking for support" },
+  'X-Request-Id': {
+    type: 'string',
+    format: 'uuid',
+    description: "This request's identifier, also the `request_id` of an error body; quote it when asking for support",
+  },
 };
 
 const rateLimitHeaders = {
@@ -31,10 +35,10 @@ export const authErrors = {
   405: errorResponse('Method not allowed on this path; the Allow header lists the allowed one', {
     Allow: { type: 'string' },
   }),
-  429: errorResponse(
-    'Rate limit exceeded (per key, or failed authentications per client address). Refused requests use no quota.',
-    { ...rateLimitHeaders, 'Retry-After': { type: 'integer', description: 'Whole seconds until a slot frees (≥ 1)' } },
-  ),
+  429: errorResponse('Rate limit exceeded (per key, or failed authentications per client address). Refused requests use no quota.', {
+    ...rateLimitHeaders,
+    'Retry-After': { type: 'integer', description: 'Whole seconds until a slot frees (≥ 1)' },
+  }),
   503: errorResponse(
     'The database (or another backing service) is unreachable for now; nothing was stored. Retry after the Retry-After seconds (code service_unavailable)',
     { 'Retry-After': { type: 'integer', description: 'Seconds to wait before retrying' } },

@@ -50,7 +50,11 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
         title: 'CRA compliance platform: external API',
         version: '1.0.0',
         description: API_DESCRIPTION.replace('{limit}', String(config.rateLimitPerMinute)),
-        contact: { name: 'CRA platform API support', url: 'https://cra-platform.example/support', email: 'api-support@cra-platform.example' },
+        contact: {
+          name: 'CRA platform API support',
+          url: 'https://cra-platform.example/support',
+          email: 'api-support@cra-platform.example',
+        },
         license: { name: "Proprietary: use under the CRA platform's terms of service", url: 'https://cra-platform.example/terms' },
       },
       tags: TAGS,
@@ -84,10 +88,13 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
     // Everything the page loads comes from this server (the package's own assets); the
     // online validator badge would call out to swagger.io.
     validatorUrl: false,
-    staticCSP: "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; object-src 'none'; frame-ancestors 'self'",
+    staticCSP:
+      "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; object-src 'none'; frame-ancestors 'self'",
     transformSpecification: (document, request, reply) => serve(request, reply, document) as Record<string, unknown>,
   });
 
-  app.get('/swagger/openapi.json', { schema: { hide: true } }, (request, reply) => serve(request, reply, app.swagger() as unknown as Record<string, unknown>));
+  app.get('/swagger/openapi.json', { schema: { hide: true } }, (request, reply) =>
+    serve(request, reply, app.swagger() as unknown as Record<string, unknown>),
+  );
   app.get('/docs', { schema: { hide: true } }, (_request, reply) => reply.redirect('/swagger', 302));
 }

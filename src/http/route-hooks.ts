@@ -7,6 +7,7 @@ type HookName = 'onRequest' | 'preValidation';
  * attached to those routes alone, so /healthz, Swagger UI and 404s pay nothing for them.
  * Hooks added this way run in the order the listeners were registered.
  */
+// biome-ignore lint/suspicious/noExplicitAny: Fastify's hook signatures differ per hook name
 export function addRouteHook(route: RouteOptions, name: HookName, hook: (...args: any[]) => unknown): void {
   const existing = route[name];
   const list = existing === undefined ? [] : Array.isArray(existing) ? existing : [existing];

@@ -2,7 +2,13 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { apiSecurity, authErrors, bodyErrors, errorResponse, success } from '../http/openapi-responses.js';
 import { errorExample } from '../http/openapi-examples.js';
-import { INCIDENT_CREATED_EXAMPLES, IncidentCreatedSchema, NEW_INCIDENT_EXAMPLES, NewIncidentSchema, type NewIncident } from './incidents.schemas.js';
+import {
+  INCIDENT_CREATED_EXAMPLES,
+  IncidentCreatedSchema,
+  NEW_INCIDENT_EXAMPLES,
+  NewIncidentSchema,
+  type NewIncident,
+} from './incidents.schemas.js';
 import type { IncidentService } from './incidents.service.js';
 
 const DESCRIPTION = `Registers an inbound security report for the key's organisation and returns its
@@ -33,8 +39,18 @@ export function createIncidentRoute(app: FastifyInstance, deps: { incidents: Inc
           responses: {
             201: INCIDENT_CREATED_EXAMPLES,
             422: {
-              blank: { ...errorExample('validation_failed', 'the request body is invalid', [{ path: '/description', message: 'must match pattern "\\S"' }]), summary: 'A blank description' },
-              cve: { ...errorExample('validation_failed', 'the request body is invalid', [{ path: '/cve', message: 'must match pattern "^CVE-\\d{4}-\\d{4,}$"' }]), summary: 'A cve not of the form CVE-YYYY-NNNN…' },
+              blank: {
+                ...errorExample('validation_failed', 'the request body is invalid', [
+                  { path: '/description', message: 'must match pattern "\\S"' },
+                ]),
+                summary: 'A blank description',
+              },
+              cve: {
+                ...errorExample('validation_failed', 'the request body is invalid', [
+                  { path: '/cve', message: 'must match pattern "^CVE-\\d{4}-\\d{4,}$"' },
+                ]),
+                summary: 'A cve not of the form CVE-YYYY-NNNN…',
+              },
             },
           },
         },

@@ -19,10 +19,21 @@ export const NewIncidentSchema = Type.Object(
       pattern: '\\S',
       description: 'What was observed. Required; must contain at least one non-whitespace character.',
     }),
-    title: optionalNullable(Type.String({ maxLength: 200, description: 'Short summary; the first line of the description is used when absent' })),
-    cve: optionalNullable(Type.String({ pattern: '^CVE-\\d{4}-\\d{4,}$', maxLength: 32, description: 'CVE identifier, e.g. CVE-2026-12345' })),
-    sku: optionalNullable(Type.String({ maxLength: 100, description: "SKU of the affected product in the key's organisation; no match is not an error" })),
-    gtin: optionalNullable(Type.String({ maxLength: 32, description: 'GTIN-8/12/13/14 of the affected product, used when sku does not match; no match is not an error' })),
+    title: optionalNullable(
+      Type.String({ maxLength: 200, description: 'Short summary; the first line of the description is used when absent' }),
+    ),
+    cve: optionalNullable(
+      Type.String({ pattern: '^CVE-\\d{4}-\\d{4,}$', maxLength: 32, description: 'CVE identifier, e.g. CVE-2026-12345' }),
+    ),
+    sku: optionalNullable(
+      Type.String({ maxLength: 100, description: "SKU of the affected product in the key's organisation; no match is not an error" }),
+    ),
+    gtin: optionalNullable(
+      Type.String({
+        maxLength: 32,
+        description: 'GTIN-8/12/13/14 of the affected product, used when sku does not match; no match is not an error',
+      }),
+    ),
   },
   {
     $id: 'NewIncident',
@@ -38,11 +49,14 @@ const nullableTimestamp = (description: string) => Type.Union([Type.String({ for
 export const IncidentCreatedSchema = Type.Object(
   {
     id: Type.String({ format: 'uuid', description: 'Identifier of the registered signal' }),
-    incident_number: Type.Integer({ minimum: 1, description: "Per-organisation number: 1, 2, 3 … without gaps" }),
+    incident_number: Type.Integer({ minimum: 1, description: 'Per-organisation number: 1, 2, 3 … without gaps' }),
     status: Type.Union([Type.Literal('INCOMING'), Type.Literal('OPEN')], {
-      description: 'INCOMING: a signal awaiting triage (intake mode `signal`). OPEN: a notifiable case was opened at once (intake mode `case`).',
+      description:
+        'INCOMING: a signal awaiting triage (intake mode `signal`). OPEN: a notifiable case was opened at once (intake mode `case`).',
     }),
-    awareness_timestamp: nullableTimestamp('Intake mode `case`: the instant of receipt (UTC). Intake mode `signal`: null, no clock runs yet.'),
+    awareness_timestamp: nullableTimestamp(
+      'Intake mode `case`: the instant of receipt (UTC). Intake mode `signal`: null, no clock runs yet.',
+    ),
     early_warning_deadline: nullableTimestamp('Intake mode `case`: awareness + 24 h (CRA Art. 14). Intake mode `signal`: null.'),
     full_notification_deadline: nullableTimestamp('Intake mode `case`: awareness + 72 h (CRA Art. 14). Intake mode `signal`: null.'),
   },
@@ -67,7 +81,10 @@ export const NEW_INCIDENT_EXAMPLES = {
     summary: 'Matched by GTIN when there is no SKU',
     value: { description: 'Firmware update accepts unsigned images (example report)', gtin: '4006381333931' },
   },
-  minimal: { summary: 'Only the required description', value: { description: 'Suspicious outbound traffic from a device (example report)' } },
+  minimal: {
+    summary: 'Only the required description',
+    value: { description: 'Suspicious outbound traffic from a device (example report)' },
+  },
 } satisfies Record<string, { summary: string; value: NewIncident }>;
 
 export const INCIDENT_CREATED_EXAMPLES = {

@@ -27,7 +27,12 @@ function optional(value: string | null | undefined): string | null {
  * The organisation's product the report names: by SKU, else by GTIN (normalised; an invalid one
  * simply matches nothing). Only ever within `orgId`, so another tenant's SKU never matches.
  */
-export async function matchProduct(db: Executor, orgId: string, sku: string | null, gtin: string | null): Promise<{ id: string; sku: string } | null> {
+export async function matchProduct(
+  db: Executor,
+  orgId: string,
+  sku: string | null,
+  gtin: string | null,
+): Promise<{ id: string; sku: string } | null> {
   if (sku) {
     const bySku = await productsRepo.findBySku(db, orgId, sku);
     if (bySku) return { id: bySku.id, sku: bySku.sku };
@@ -79,7 +84,14 @@ export function createIncidentService(database: Database, clock: Clock = systemC
         const details = { incident_number: incidentNumber, product_sku: product?.sku ?? null, cve: signal.cve, intake_mode: intakeMode };
         await appendRegistryEntry(trx, reporter.orgId, { actor: reporter.source, action: 'signal.received', subject, details }, receivedAt);
         if (intakeMode !== 'case') {
-          return { id: signal.id, incident_number: incidentNumber, status: 'INCOMING', awareness_timestamp: null, early_warning_deadline: null, full_notification_deadline: null };
+          return {
+            id: signal.id,
+            incident_number: incidentNumber,
+            status: 'INCOMING',
+            awareness_timestamp: null,
+            early_warning_deadline: null,
+            full_notification_deadline: null,
+          };
         }
         // Intake mode `case`: the machine-readable description's behaviour, awareness = receipt.
         const kase = await openCase(trx, signal, {

@@ -11,8 +11,20 @@ const claimQuery = queryTemplate((db, slot: (name: 'org_id') => never) =>
     .returning(['incident_seq', 'intake_mode']),
 );
 const SIGNAL_COLUMNS = [
-  'id', 'org_id', 'incident_number', 'status', 'description', 'title', 'cve', 'sku', 'gtin',
-  'product_id', 'received_at', 'source', 'reporter_name', 'reporter_contact',
+  'id',
+  'org_id',
+  'incident_number',
+  'status',
+  'description',
+  'title',
+  'cve',
+  'sku',
+  'gtin',
+  'product_id',
+  'received_at',
+  'source',
+  'reporter_name',
+  'reporter_contact',
 ] as const;
 const insertQuery = queryTemplate((db, slot: (name: (typeof SIGNAL_COLUMNS)[number]) => never) =>
   db.insertInto('signals').values(Object.fromEntries(SIGNAL_COLUMNS.map((c) => [c, slot(c)])) as unknown as SignalRow),
@@ -44,13 +56,29 @@ export const signalsRepo = {
   },
 
   /** Moves a signal from one status to another; false when it was no longer in `from`. */
-  async setStatusFrom(db: Executor, id: string, from: string, to: string, extra: { triage_reason?: string | null; merged_into?: number | null } = {}): Promise<boolean> {
-    const result = await db.updateTable('signals').set({ status: to, ...extra }).where('id', '=', id).where('status', '=', from).executeTakeFirst();
+  async setStatusFrom(
+    db: Executor,
+    id: string,
+    from: string,
+    to: string,
+    extra: { triage_reason?: string | null; merged_into?: number | null } = {},
+  ): Promise<boolean> {
+    const result = await db
+      .updateTable('signals')
+      .set({ status: to, ...extra })
+      .where('id', '=', id)
+      .where('status', '=', from)
+      .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   },
 
   async setProduct(db: Executor, id: string, productId: string): Promise<boolean> {
-    const result = await db.updateTable('signals').set({ product_id: productId }).where('id', '=', id).where('status', '=', 'INCOMING').executeTakeFirst();
+    const result = await db
+      .updateTable('signals')
+      .set({ product_id: productId })
+      .where('id', '=', id)
+      .where('status', '=', 'INCOMING')
+      .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   },
 

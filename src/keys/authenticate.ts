@@ -34,7 +34,13 @@ const REMEMBERED_KEYS_LIMIT = 10_000;
 function found(key: KeyRow): Found {
   return {
     key,
-    principal: { keyId: key.id, keyName: key.name, orgId: key.org_id, scopes: new Set(key.scopes.split(',') as Scope[]), orgRegistrySeq: key.org_registry_seq },
+    principal: {
+      keyId: key.id,
+      keyName: key.name,
+      orgId: key.org_id,
+      scopes: new Set(key.scopes.split(',') as Scope[]),
+      orgRegistrySeq: key.org_registry_seq,
+    },
     lastUsedMs: key.last_used_at ? Date.parse(key.last_used_at) : 0,
     expiresMs: key.expires_at ? Date.parse(key.expires_at) : Infinity,
   };

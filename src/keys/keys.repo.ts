@@ -4,9 +4,22 @@ import type { ApiKeyRow, NewApiKey } from '../db/schema.js';
 
 // On every request's path, so compiled once (see queryTemplate). Two point lookups instead of
 // one OR: the current digest almost always matches, and a single-index lookup is the cheapest.
-const AUTH_COLUMNS = ['k.id', 'k.org_id', 'k.name', 'k.scopes', 'k.expires_at', 'k.revoked_at', 'k.last_used_at', 'o.registry_seq as org_registry_seq'] as const;
+const AUTH_COLUMNS = [
+  'k.id',
+  'k.org_id',
+  'k.name',
+  'k.scopes',
+  'k.expires_at',
+  'k.revoked_at',
+  'k.last_used_at',
+  'o.registry_seq as org_registry_seq',
+] as const;
 const byDigestQuery = queryTemplate((db, slot: (name: 'digest') => never) =>
-  db.selectFrom('api_keys as k').innerJoin('organisations as o', 'o.id', 'k.org_id').select(AUTH_COLUMNS).where('k.digest', '=', slot('digest')),
+  db
+    .selectFrom('api_keys as k')
+    .innerJoin('organisations as o', 'o.id', 'k.org_id')
+    .select(AUTH_COLUMNS)
+    .where('k.digest', '=', slot('digest')),
 );
 const byGraceDigestQuery = queryTemplate((db, slot: (name: 'digest' | 'now') => never) =>
   db
@@ -48,7 +61,11 @@ export const keysRepo = {
     return key;
   },
 
-  async rotate(db: Executor, id: string, change: { digest: string; prefix: string; grace_digest: string | null; grace_expires_at: string | null }) {
+  async rotate(
+    db: Executor,
+    id: string,
+    change: { digest: string; prefix: string; grace_digest: string | null; grace_expires_at: string | null },
+  ) {
     await db.updateTable('api_keys').set(change).where('id', '=', id).execute();
   },
 

@@ -37,7 +37,14 @@ export interface IssuedKey {
 }
 
 export function parseScopes(raw: string): Scope[] {
-  return checkedScopes([...new Set(raw.split(',').map((s) => s.trim()).filter(Boolean))]);
+  return checkedScopes([
+    ...new Set(
+      raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ]);
 }
 
 /** A key carries at least one scope, each a known one. */
@@ -98,7 +105,12 @@ export function createKeyService(database: Database, orgs: OrgService, clock: Cl
           await appendRegistryEntry(
             trx,
             org.id,
-            { actor: input.actor ?? 'cli', action: 'key.created', subject: name, details: { prefix: row.prefix, scopes, expires_at: row.expires_at } },
+            {
+              actor: input.actor ?? 'cli',
+              action: 'key.created',
+              subject: name,
+              details: { prefix: row.prefix, scopes, expires_at: row.expires_at },
+            },
             row.created_at,
           );
         });
@@ -116,7 +128,12 @@ export function createKeyService(database: Database, orgs: OrgService, clock: Cl
     },
 
     /** New secret for the same key; the old one dies now, or after `graceMs`. */
-    async rotateKey(input: { org: string; name: string; graceMs?: number; actor?: string }): Promise<IssuedKey & { grace_until: string | null }> {
+    async rotateKey(input: {
+      org: string;
+      name: string;
+      graceMs?: number;
+      actor?: string;
+    }): Promise<IssuedKey & { grace_until: string | null }> {
       const org = await orgs.requireOrg(input.org);
       const key = await requireLiveKey(org.id, input.name);
       const now = clock();
@@ -133,7 +150,12 @@ export function createKeyService(database: Database, orgs: OrgService, clock: Cl
         await appendRegistryEntry(
           trx,
           org.id,
-          { actor: input.actor ?? 'cli', action: 'key.rotated', subject: key.name, details: { prefix: change.prefix, previous_prefix: key.prefix, grace_until: change.grace_expires_at } },
+          {
+            actor: input.actor ?? 'cli',
+            action: 'key.rotated',
+            subject: key.name,
+            details: { prefix: change.prefix, previous_prefix: key.prefix, grace_until: change.grace_expires_at },
+          },
           iso(now),
         );
       });
@@ -155,7 +177,12 @@ export function createKeyService(database: Database, orgs: OrgService, clock: Cl
       const now = iso(clock());
       await database.transaction(async (trx) => {
         await keysRepo.revoke(trx, key.id, now);
-        await appendRegistryEntry(trx, org.id, { actor: input.actor ?? 'cli', action: 'key.revoked', subject: key.name, details: { prefix: key.prefix } }, now);
+        await appendRegistryEntry(
+          trx,
+          org.id,
+          { actor: input.actor ?? 'cli', action: 'key.revoked', subject: key.name, details: { prefix: key.prefix } },
+          now,
+        );
       });
       return toKeyView({ ...key, revoked_at: now }, clock());
     },

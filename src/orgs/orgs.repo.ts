@@ -14,7 +14,11 @@ export const orgsRepo = {
   list(db: Executor): Promise<Organisation[]> {
     return db.selectFrom('organisations').selectAll().orderBy('slug').execute();
   },
-  async setDetails(db: Executor, id: string, change: Partial<Pick<Organisation, 'legal_name' | 'postal_address' | 'contact_email' | 'member_state'>>): Promise<void> {
+  async setDetails(
+    db: Executor,
+    id: string,
+    change: Partial<Pick<Organisation, 'legal_name' | 'postal_address' | 'contact_email' | 'member_state'>>,
+  ): Promise<void> {
     await db.updateTable('organisations').set(change).where('id', '=', id).execute();
   },
   async setIntakeMode(db: Executor, id: string, mode: IntakeMode): Promise<void> {

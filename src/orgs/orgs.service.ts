@@ -38,7 +38,12 @@ export interface OrganisationDetailsInput {
 }
 
 export function toOrganisationDetails(org: Organisation): OrganisationDetails {
-  return { legal_name: org.legal_name, postal_address: org.postal_address, contact_email: org.contact_email, member_state: org.member_state };
+  return {
+    legal_name: org.legal_name,
+    postal_address: org.postal_address,
+    contact_email: org.contact_email,
+    member_state: org.member_state,
+  };
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -130,7 +135,12 @@ export function createOrgService(database: Database, clock: Clock = systemClock)
       if (Object.keys(change).length === 0) throw new AppError('validation_failed', 'nothing to change');
       await database.transaction(async (trx) => {
         await orgsRepo.setDetails(trx, org.id, change);
-        await appendRegistryEntry(trx, org.id, { actor: 'cli', action: 'org.details_changed', subject: org.slug, details: change }, iso(clock()));
+        await appendRegistryEntry(
+          trx,
+          org.id,
+          { actor: 'cli', action: 'org.details_changed', subject: org.slug, details: change },
+          iso(clock()),
+        );
       });
       const updated = { ...org, ...change };
       return { ...toOrganisationView(updated), ...toOrganisationDetails(updated) };

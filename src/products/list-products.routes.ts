@@ -10,7 +10,13 @@ export function listProductsRoute(app: FastifyInstance, deps: { products: Produc
     {
       config: {
         scope: 'products:read',
-        examples: { responses: { 200: { catalogue: { summary: 'An active product with an open notifiable case, and an archived one', value: PRODUCT_LIST_EXAMPLE } } } },
+        examples: {
+          responses: {
+            200: {
+              catalogue: { summary: 'An active product with an open notifiable case, and an archived one', value: PRODUCT_LIST_EXAMPLE },
+            },
+          },
+        },
       },
       schema: {
         operationId: 'listProducts',

@@ -7,9 +7,15 @@ export const ProductSchema = Type.Object(
     id: Type.String({ format: 'uuid' }),
     name: Type.String(),
     sku: Type.String({ description: "The organisation's stock-keeping unit; unique per organisation" }),
-    gtin: nullable(Type.String({ description: 'GTIN exactly as declared (GTIN-8, -12, -13 or -14); matched in its 14-digit form; null when the product has none' })),
+    gtin: nullable(
+      Type.String({
+        description: 'GTIN exactly as declared (GTIN-8, -12, -13 or -14); matched in its 14-digit form; null when the product has none',
+      }),
+    ),
     firmware_version: nullable(Type.String({ description: 'Current firmware version; null when not declared' })),
-    end_of_support: nullable(Type.String({ format: 'date-time', description: 'Declared end of support (CRA Art. 13); null when not declared' })),
+    end_of_support: nullable(
+      Type.String({ format: 'date-time', description: 'Declared end of support (CRA Art. 13); null when not declared' }),
+    ),
     sbom_components: Type.Integer({ minimum: 0, description: 'Components listed by the most recently ingested SBOM (0 without one)' }),
     sbom_status: Type.Union([Type.Literal('none'), Type.Literal('cyclonedx'), Type.Literal('spdx')], {
       description: 'Format of the most recently ingested SBOM',

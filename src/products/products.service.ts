@@ -27,7 +27,7 @@ export interface ProductFields {
   markets?: string[] | null;
 }
 
-const SKU = /^[A-Za-z0-9._\-]{1,100}$/;
+const SKU = /^[A-Za-z0-9._-]{1,100}$/;
 
 /** The GTIN's two forms: `gtin` (14 digits, for matching) and `gtin_declared` (as given, trimmed). */
 function checkedGtin(gtin: string | null | undefined): Pick<ProductRow, 'gtin' | 'gtin_declared'> | undefined {
@@ -35,7 +35,8 @@ function checkedGtin(gtin: string | null | undefined): Pick<ProductRow, 'gtin' |
   if (gtin === null || gtin === '') return { gtin: null, gtin_declared: null };
   const declared = gtin.trim();
   const normalised = normaliseGtin(declared);
-  if (!normalised) throw new AppError('validation_failed', `"${gtin}" is not a valid GTIN (8, 12, 13 or 14 digits with a correct check digit)`);
+  if (!normalised)
+    throw new AppError('validation_failed', `"${gtin}" is not a valid GTIN (8, 12, 13 or 14 digits with a correct check digit)`);
   return { gtin: normalised, gtin_declared: declared };
 }
 
@@ -44,9 +45,11 @@ function checkedMarkets(markets: string[] | null | undefined): string | null | u
   if (markets === undefined || markets === null) return markets;
   const codes = [...new Set(markets.map((m) => m.trim().toUpperCase()).filter(Boolean))];
   if (codes.length === 0) return null;
-  if (codes.includes('EU') && codes.length > 1) throw new AppError('validation_failed', 'markets: EU already means every Member State; give EU alone or a list of codes');
+  if (codes.includes('EU') && codes.length > 1)
+    throw new AppError('validation_failed', 'markets: EU already means every Member State; give EU alone or a list of codes');
   const bad = codes.filter((c) => c !== 'EU' && !(MEMBER_STATES as readonly string[]).includes(c));
-  if (bad.length) throw new AppError('validation_failed', `markets: not Member States: ${bad.join(', ')} (one of ${MEMBER_STATES.join(', ')}, or EU)`);
+  if (bad.length)
+    throw new AppError('validation_failed', `markets: not Member States: ${bad.join(', ')} (one of ${MEMBER_STATES.join(', ')}, or EU)`);
   return JSON.stringify(codes);
 }
 
@@ -65,7 +68,15 @@ export function createProductService(database: Database, orgs: OrgService, clock
     return product;
   }
 
-  async function writeProduct(actor: string, orgId: string, action: string, sku: string, details: Record<string, unknown>, write: (trx: Parameters<Parameters<Database['transaction']>[0]>[0]) => Promise<void>, at: string) {
+  async function writeProduct(
+    actor: string,
+    orgId: string,
+    action: string,
+    sku: string,
+    details: Record<string, unknown>,
+    write: (trx: Parameters<Parameters<Database['transaction']>[0]>[0]) => Promise<void>,
+    at: string,
+  ) {
     try {
       await database.transaction(async (trx) => {
         await write(trx);
@@ -150,7 +161,15 @@ export function createProductService(database: Database, orgs: OrgService, clock
       if (fields.endOfSupport !== undefined) change.end_of_support = fields.endOfSupport ? iso(fields.endOfSupport) : null;
       if (fields.markets !== undefined) change.markets = checkedMarkets(fields.markets) ?? null;
       if (Object.keys(change).length === 0) throw new AppError('validation_failed', 'nothing to update');
-      await writeProduct(actor, org.id, 'product.updated', sku, change, (trx) => productsRepo.update(trx, product.id, { ...change, updated_at: now }), now);
+      await writeProduct(
+        actor,
+        org.id,
+        'product.updated',
+        sku,
+        change,
+        (trx) => productsRepo.update(trx, product.id, { ...change, updated_at: now }),
+        now,
+      );
       return { ...product, ...change, updated_at: now };
     },
 
@@ -159,7 +178,15 @@ export function createProductService(database: Database, orgs: OrgService, clock
       const product = await requireProduct(org.id, sku);
       if (product.status === 'archived') return product;
       const now = iso(clock());
-      await writeProduct(actor, org.id, 'product.archived', sku, {}, (trx) => productsRepo.update(trx, product.id, { status: 'archived', updated_at: now }), now);
+      await writeProduct(
+        actor,
+        org.id,
+        'product.archived',
+        sku,
+        {},
+        (trx) => productsRepo.update(trx, product.id, { status: 'archived', updated_at: now }),
+        now,
+      );
       return { ...product, status: 'archived', updated_at: now };
     },
   };

@@ -41,11 +41,7 @@ export class ChainVerifier {
   push(entry: ChainedEntry & { hash: string }): void {
     this.seen += 1;
     if (this.broken !== null) return;
-    if (
-      entry.seq !== this.expectedSeq ||
-      entry.prev_hash !== this.prevHash ||
-      hashEntry(entry) !== entry.hash
-    ) {
+    if (entry.seq !== this.expectedSeq || entry.prev_hash !== this.prevHash || hashEntry(entry) !== entry.hash) {
       this.broken = Math.min(entry.seq, this.expectedSeq);
       return;
     }
@@ -57,8 +53,6 @@ export class ChainVerifier {
     if (this.broken === null && (head.seq !== this.expectedSeq - 1 || head.hash !== this.prevHash)) {
       this.broken = this.expectedSeq;
     }
-    return this.broken === null
-      ? { ok: true, entries: this.seen }
-      : { ok: false, entries: this.seen, first_broken: this.broken };
+    return this.broken === null ? { ok: true, entries: this.seen } : { ok: false, entries: this.seen, first_broken: this.broken };
   }
 }

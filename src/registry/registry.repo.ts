@@ -16,7 +16,10 @@ const insertQuery = queryTemplate((db, slot: (name: EntryColumn) => never) =>
   db.insertInto('registry_entries').values(Object.fromEntries(ENTRY_COLUMNS.map((c) => [c, slot(c)])) as unknown as RegistryEntryRow),
 );
 const setHeadQuery = queryTemplate((db, slot: (name: 'org_id' | 'hash') => never) =>
-  db.updateTable('organisations').set({ registry_head: slot('hash') }).where('id', '=', slot('org_id')),
+  db
+    .updateTable('organisations')
+    .set({ registry_head: slot('hash') })
+    .where('id', '=', slot('org_id')),
 );
 
 export const registryRepo = {
@@ -48,7 +51,11 @@ export const registryRepo = {
   },
 
   /** Newest first, optionally one action only, entries before `beforeSeq`. */
-  recent(db: Executor, orgId: string, options: { action?: string; subject?: string; beforeSeq?: number; limit: number }): Promise<RegistryEntryRow[]> {
+  recent(
+    db: Executor,
+    orgId: string,
+    options: { action?: string; subject?: string; beforeSeq?: number; limit: number },
+  ): Promise<RegistryEntryRow[]> {
     let query = db.selectFrom('registry_entries').selectAll().where('org_id', '=', orgId);
     if (options.action) query = query.where('action', '=', options.action);
     if (options.subject) query = query.where('subject', '=', options.subject);
@@ -57,7 +64,13 @@ export const registryRepo = {
   },
 
   async actions(db: Executor, orgId: string): Promise<string[]> {
-    const rows = await db.selectFrom('registry_entries').select('action').distinct().where('org_id', '=', orgId).orderBy('action').execute();
+    const rows = await db
+      .selectFrom('registry_entries')
+      .select('action')
+      .distinct()
+      .where('org_id', '=', orgId)
+      .orderBy('action')
+      .execute();
     return rows.map((r) => r.action);
   },
 

@@ -13,12 +13,7 @@ export interface RegistryEvent {
 }
 
 /** Appends one entry inside the caller's transaction, so the entry commits with the change. */
-export async function appendRegistryEntry(
-  trx: Trx,
-  orgId: string,
-  event: RegistryEvent,
-  at: string,
-): Promise<RegistryEntryRow> {
+export async function appendRegistryEntry(trx: Trx, orgId: string, event: RegistryEvent, at: string): Promise<RegistryEntryRow> {
   const { seq, prevHash } = await registryRepo.claimNextSeq(trx, orgId);
   const base = {
     org_id: orgId,
@@ -55,8 +50,15 @@ export async function* listRegistry(
 }
 
 /** A page of the registry, newest first, for reading (the console); and the actions it holds. */
-export async function recentRegistry(database: Database, orgId: string, options: { action?: string; subject?: string; beforeSeq?: number; limit: number }) {
-  const [entries, actions] = await Promise.all([registryRepo.recent(database.db, orgId, options), registryRepo.actions(database.db, orgId)]);
+export async function recentRegistry(
+  database: Database,
+  orgId: string,
+  options: { action?: string; subject?: string; beforeSeq?: number; limit: number },
+) {
+  const [entries, actions] = await Promise.all([
+    registryRepo.recent(database.db, orgId, options),
+    registryRepo.actions(database.db, orgId),
+  ]);
   return { entries, actions };
 }
 

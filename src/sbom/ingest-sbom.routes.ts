@@ -18,18 +18,30 @@ export const SBOM_MEDIA_TYPES = ['application/json', 'application/vnd.cyclonedx+
 // complete CycloneDX or SPDX document. The full check is the service's (official schemas).
 const cycloneDx = Type.Object(
   { bomFormat: Type.Literal('CycloneDX'), specVersion: Type.Union(CYCLONEDX_VERSIONS.map((v) => Type.Literal(v))) },
-  { title: 'CycloneDX JSON', description: 'A CycloneDX BOM in JSON, validated against the official schema of its specVersion', additionalProperties: true },
+  {
+    title: 'CycloneDX JSON',
+    description: 'A CycloneDX BOM in JSON, validated against the official schema of its specVersion',
+    additionalProperties: true,
+  },
 );
 const spdx2 = Type.Object(
   { spdxVersion: Type.Union([Type.Literal('SPDX-2.2'), Type.Literal('SPDX-2.3')]) },
-  { title: 'SPDX 2.2/2.3 JSON', description: 'An SPDX 2.2 or 2.3 document in JSON; its mandatory fields are checked', additionalProperties: true },
+  {
+    title: 'SPDX 2.2/2.3 JSON',
+    description: 'An SPDX 2.2 or 2.3 document in JSON; its mandatory fields are checked',
+    additionalProperties: true,
+  },
 );
 const spdx3 = Type.Object(
   {
     '@context': Type.String({ description: 'https://spdx.org/rdf/3.0.x/spdx-context.jsonld' }),
     '@graph': Type.Array(Type.Object({}, { additionalProperties: true })),
   },
-  { title: 'SPDX 3.0 JSON-LD', description: 'An SPDX 3.0 document in JSON-LD with an SpdxDocument naming its root elements', additionalProperties: true },
+  {
+    title: 'SPDX 3.0 JSON-LD',
+    description: 'An SPDX 3.0 document in JSON-LD with an SpdxDocument naming its root elements',
+    additionalProperties: true,
+  },
 );
 const anySbom = Type.Union([cycloneDx, spdx2, spdx3], { description: 'Any supported SBOM document' });
 
@@ -87,7 +99,9 @@ export function ingestSbomRoute(app: FastifyInstance, deps: { sbom: SbomIngestSe
           'No short form: this operation answers only under /api/v1/external.',
         tags: ['sbom'],
         security: apiSecurity,
-        params: Type.Object({ sku: Type.String({ minLength: 1, maxLength: 100, description: "The product's SKU in the key's organisation" }) }),
+        params: Type.Object({
+          sku: Type.String({ minLength: 1, maxLength: 100, description: "The product's SKU in the key's organisation" }),
+        }),
         body: {
           content: {
             'application/json': { schema: anySbom },
@@ -106,9 +120,12 @@ export function ingestSbomRoute(app: FastifyInstance, deps: { sbom: SbomIngestSe
             'Neither CycloneDX JSON 1.2–1.7 nor SPDX 2.2/2.3 JSON or 3.0 JSON-LD (code unsupported_sbom_format), ' +
               'or a recognised format that fails its schema, nests deeper than 100 levels or holds a NUL character (code invalid_sbom, `details` with JSON pointers)',
           ),
-          503: errorResponse('Too many SBOM bodies are held at once, or the database is unreachable for now (code service_unavailable); nothing was stored', {
-            'Retry-After': { type: 'integer', description: 'Seconds to wait before retrying' },
-          }),
+          503: errorResponse(
+            'Too many SBOM bodies are held at once, or the database is unreachable for now (code service_unavailable); nothing was stored',
+            {
+              'Retry-After': { type: 'integer', description: 'Seconds to wait before retrying' },
+            },
+          ),
         },
       },
     },

@@ -79,7 +79,13 @@ export function createSbomIngestService(
           let releaseId = await sbomRepo.findReleaseId(trx, product.id, releaseVersion);
           if (!releaseId) {
             releaseId = randomUUID();
-            await sbomRepo.insertRelease(trx, { id: releaseId, org_id: product.org_id, product_id: product.id, version: releaseVersion, created_at: at });
+            await sbomRepo.insertRelease(trx, {
+              id: releaseId,
+              org_id: product.org_id,
+              product_id: product.id,
+              version: releaseVersion,
+              created_at: at,
+            });
           }
           const revision = await sbomRepo.nextRevision(trx, releaseId);
           await sbomRepo.insertRevision(trx, {
@@ -103,7 +109,15 @@ export function createSbomIngestService(
               actor: request.actor,
               action: 'sbom.ingested',
               subject: product.sku,
-              details: { sbom_id: sbomId, format: detected.format, spec_version: detected.specVersion, release: releaseVersion, revision, components: count, digest },
+              details: {
+                sbom_id: sbomId,
+                format: detected.format,
+                spec_version: detected.specVersion,
+                release: releaseVersion,
+                revision,
+                components: count,
+                digest,
+              },
             },
             at,
           );

@@ -32,7 +32,8 @@ function cycloneDxLicenses(value: unknown): string[] {
   if (!Array.isArray(value)) return [];
   const out: string[] = [];
   for (const choice of value as Json[]) {
-    const text = str(choice?.expression) ?? str((choice?.license as Json | undefined)?.id) ?? str((choice?.license as Json | undefined)?.name);
+    const text =
+      str(choice?.expression) ?? str((choice?.license as Json | undefined)?.id) ?? str((choice?.license as Json | undefined)?.name);
     if (text) out.push(text);
   }
   return out;

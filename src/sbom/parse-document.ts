@@ -22,6 +22,9 @@ export function parseDocument(bytes: Buffer): unknown {
     return secureJsonParse.parse(text, null, { protoAction: 'error', constructorAction: 'error' });
   } catch (error) {
     const poisoned = error instanceof SyntaxError && /prototype/i.test(error.message);
-    throw new AppError('invalid_json', poisoned ? 'the document uses a prototype-poisoning key (__proto__ or constructor.prototype)' : 'the document is not valid JSON');
+    throw new AppError(
+      'invalid_json',
+      poisoned ? 'the document uses a prototype-poisoning key (__proto__ or constructor.prototype)' : 'the document is not valid JSON',
+    );
   }
 }

@@ -25,7 +25,10 @@ export function createSbomHistoryService(database: Database, orgs: OrgService, p
       const product = await products.requireProduct(org.id, sku);
       const found = await sbomHistoryRepo.findRevision(database.db, product.id, releaseVersion, revision);
       if (!found) throw new AppError('not_found', `no revision ${revision} of release ${releaseVersion}`);
-      return { revision: found, components: await sbomHistoryRepo.components(database.db, product.org_id, found.id, page.offset, page.limit) };
+      return {
+        revision: found,
+        components: await sbomHistoryRepo.components(database.db, product.org_id, found.id, page.offset, page.limit),
+      };
     },
   };
 }

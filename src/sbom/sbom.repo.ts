@@ -42,7 +42,10 @@ export const sbomRepo = {
       .then((row) => row?.id);
   },
 
-  async insertRelease(trx: Trx, release: { id: string; org_id: string; product_id: string; version: string; created_at: string }): Promise<void> {
+  async insertRelease(
+    trx: Trx,
+    release: { id: string; org_id: string; product_id: string; version: string; created_at: string },
+  ): Promise<void> {
     await trx.insertInto('releases').values(release).execute();
   },
 

@@ -1,5 +1,16 @@
 import type { ErrorDetail } from '../errors.js';
-import { isObject, objectsOf, optionalArray, optionalString, pointer, Problems, requireDateTime, requireString, UniqueIds, type Json } from './json-checks.js';
+import {
+  isObject,
+  objectsOf,
+  optionalArray,
+  optionalString,
+  pointer,
+  Problems,
+  requireDateTime,
+  requireString,
+  UniqueIds,
+  type Json,
+} from './json-checks.js';
 
 // No maintained npm package validates SPDX documents, so this checks the fields SPDX 2.2/2.3
 // make mandatory (and the types of those we read), not every optional field.
@@ -18,7 +29,8 @@ function spdxId(p: Problems, obj: Json, path: string, ids: UniqueIds): void {
 
 function pairs(p: Problems, obj: Json, key: string, path: string, fields: string[], minItems = 0): void {
   const items = optionalArray(p, obj, key, path);
-  if (obj[key] !== undefined && Array.isArray(obj[key]) && items.length < minItems) p.add(pointer(path, key), `must have at least ${minItems} item`);
+  if (obj[key] !== undefined && Array.isArray(obj[key]) && items.length < minItems)
+    p.add(pointer(path, key), `must have at least ${minItems} item`);
   for (const [item, at] of objectsOf(p, items, pointer(path, key))) for (const f of fields) requireString(p, item, f, at);
 }
 
@@ -35,7 +47,8 @@ function creationInfo(p: Problems, doc: Json): void {
     return;
   }
   creators.forEach((c, i) => {
-    if (typeof c !== 'string' || !CREATOR.test(c)) p.add(`/creationInfo/creators/${i}`, 'must be "Person: …", "Organization: …" or "Tool: …"');
+    if (typeof c !== 'string' || !CREATOR.test(c))
+      p.add(`/creationInfo/creators/${i}`, 'must be "Person: …", "Organization: …" or "Tool: …"');
   });
 }
 

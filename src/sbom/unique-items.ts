@@ -140,7 +140,8 @@ class StructuralHash {
         let sum = 0;
         let count = 0;
         for (const key in value) {
-          if (depth > 0) sum = (sum + fmix(Math.imul(this.name(key), 0x27d4eb2d) ^ this.of((value as Record<string, unknown>)[key], depth - 1))) | 0;
+          if (depth > 0)
+            sum = (sum + fmix(Math.imul(this.name(key), 0x27d4eb2d) ^ this.of((value as Record<string, unknown>)[key], depth - 1))) | 0;
           count++;
         }
         return fmix(sum ^ Math.imul(count, 0x165667b1));
@@ -165,7 +166,7 @@ function deepEqual(a: unknown, b: unknown): boolean {
   const y = b as Record<string, unknown>;
   let count = 0;
   for (const key in x) {
-    if (!Object.prototype.hasOwnProperty.call(y, key) || !deepEqual(x[key], y[key])) return false;
+    if (!Object.hasOwn(y, key) || !deepEqual(x[key], y[key])) return false;
     count++;
   }
   for (const _key in y) count--;

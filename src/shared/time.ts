@@ -7,8 +7,7 @@ export function iso(date: Date): string {
   return date.toISOString();
 }
 
-const RFC3339 =
-  /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
 /** Parses an RFC 3339 timestamp (or a plain date, as midnight UTC); null when invalid. */
 export function parseTimestamp(value: string): Date | null {

@@ -11,7 +11,9 @@ const CHROMIUM = '/usr/bin/chromium';
 // The console as a person uses it: Debian's Chromium loads /docs, follows the redirect, renders
 // the operations from the live document and calls the API with a key typed into "Authorize".
 // Every request the page makes must go to the serving host.
-describe('Swagger UI in a real browser', { skip: TEST_BACKEND !== 'sqlite' || !existsSync(CHROMIUM) ? 'needs Debian chromium (once per run)' : false }, () => {
+describe('Swagger UI in a real browser', {
+  skip: TEST_BACKEND !== 'sqlite' || !existsSync(CHROMIUM) ? 'needs Debian chromium (once per run)' : false,
+}, () => {
   let server: RunningServer;
   let browser: Browser;
   let secret: string;
@@ -22,12 +24,21 @@ describe('Swagger UI in a real browser', { skip: TEST_BACKEND !== 'sqlite' || !e
     drop = db.drop;
     const env = { DATABASE_URL: db.url };
     await runCli(['org', 'create', 'ui'], env);
-    secret = (await runCli(['key', 'create', '--org', 'ui', '--name', 'browser', '--scopes', 'products:read', '--json'], env)).json().secret;
+    secret = (await runCli(['key', 'create', '--org', 'ui', '--name', 'browser', '--scopes', 'products:read', '--json'], env)).json()
+      .secret;
     await runCli(['product', 'add', '--org', 'ui', '--sku', 'UI-1', '--name', 'Thermostat'], env);
     server = await startServer({ ...env, LOG_LEVEL: 'warn' });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   });
   after(async () => {

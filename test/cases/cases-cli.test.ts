@@ -43,14 +43,23 @@ describe('cra-admin signal, case and score', () => {
 
   it('signal list prints every signal, --unattributed only those without product', async () => {
     const all = await json('signal', 'list', '--org', 'acme');
-    assert.deepEqual(all.map((s: { incident_number: number }) => s.incident_number), [1, 2, 3]);
-    assert.deepEqual(all.map((s: { product_sku: string | null }) => s.product_sku), ['RTR-2', null, 'RTR-2']);
+    assert.deepEqual(
+      all.map((s: { incident_number: number }) => s.incident_number),
+      [1, 2, 3],
+    );
+    assert.deepEqual(
+      all.map((s: { product_sku: string | null }) => s.product_sku),
+      ['RTR-2', null, 'RTR-2'],
+    );
     assert.equal(all[0].status, 'INCOMING');
     assert.equal(all[0].cve, 'CVE-2026-1111');
     assert.match(all[0].source, /^api:key-/);
     assert.ok(all.every((s: Record<string, unknown>) => !('reporter_name' in s) && !('reporter_contact' in s)));
     const unattributed = await json('signal', 'list', '--org', 'acme', '--unattributed');
-    assert.deepEqual(unattributed.map((s: { incident_number: number }) => s.incident_number), [2]);
+    assert.deepEqual(
+      unattributed.map((s: { incident_number: number }) => s.incident_number),
+      [2],
+    );
     const text = await cli('signal', 'list', '--org', 'acme');
     assert.equal(text.code, 0);
     assert.match(text.stdout, /incident_number\s+status/);
@@ -59,7 +68,20 @@ describe('cra-admin signal, case and score', () => {
 
   it('case open prints exactly the case as one JSON document, and refuses a second one', async () => {
     const awareAt = new Date(Date.now() - 30 * H);
-    const res = await cli('case', 'open', '--org', 'acme', '--signal', '1', '--notifiable', '--aware-at', awareAt.toISOString(), '--note', 'confidential', '--json');
+    const res = await cli(
+      'case',
+      'open',
+      '--org',
+      'acme',
+      '--signal',
+      '1',
+      '--notifiable',
+      '--aware-at',
+      awareAt.toISOString(),
+      '--note',
+      'confidential',
+      '--json',
+    );
     assert.equal(res.code, 0, res.stderr);
     const opened = JSON.parse(res.stdout);
     assert.equal(res.stdout.trim(), JSON.stringify(opened, null, 2), 'one document and nothing else');
@@ -84,7 +106,18 @@ describe('cra-admin signal, case and score', () => {
     await failsWith(1, /no signal with incident number 99/, 'case', 'open', '--org', 'acme', '--signal', '99');
     await failsWith(1, /no product with SKU "NOPE"/, 'case', 'open', '--org', 'acme', '--signal', '3', '--product', 'NOPE');
     await failsWith(1, /no organisation/, 'case', 'open', '--org', 'ghost', '--signal', '3');
-    await failsWith(1, /future/, 'case', 'open', '--org', 'acme', '--signal', '3', '--aware-at', new Date(Date.now() + 24 * H).toISOString());
+    await failsWith(
+      1,
+      /future/,
+      'case',
+      'open',
+      '--org',
+      'acme',
+      '--signal',
+      '3',
+      '--aware-at',
+      new Date(Date.now() + 24 * H).toISOString(),
+    );
     await failsWith(2, /incident number/, 'case', 'open', '--org', 'acme', '--signal', 'abc');
     await failsWith(2, /RFC 3339/, 'case', 'open', '--org', 'acme', '--signal', '3', '--aware-at', 'yesterday');
     await failsWith(2, /required option/, 'case', 'open', '--org', 'acme');
@@ -104,7 +137,13 @@ describe('cra-admin signal, case and score', () => {
     assert.equal(closed.status, 'closed');
     await failsWith(1, /already closed/, 'case', 'close', '--org', 'acme', '--number', '1');
     const listed = await json('case', 'list', '--org', 'acme');
-    assert.deepEqual(listed.map((c: { incident_number: number; status: string }) => [c.incident_number, c.status]), [[1, 'closed'], [2, 'open']]);
+    assert.deepEqual(
+      listed.map((c: { incident_number: number; status: string }) => [c.incident_number, c.status]),
+      [
+        [1, 'closed'],
+        [2, 'open'],
+      ],
+    );
     assert.equal(listed[0].early_warning_sent_at, sentAt);
     assert.ok(listed[0].notification_sent_at);
   });
@@ -112,7 +151,10 @@ describe('cra-admin signal, case and score', () => {
   it('score explain prints the breakdown (and --json the score with its rules)', async () => {
     const explained = await json('score', 'explain', '--org', 'acme');
     assert.deepEqual(Object.keys(explained).sort(), ['breakdown', 'score']);
-    assert.deepEqual(explained.breakdown.rules.map((r: { rule: number }) => r.rule), [1, 2, 3, 4]);
+    assert.deepEqual(
+      explained.breakdown.rules.map((r: { rule: number }) => r.rule),
+      [1, 2, 3, 4],
+    );
     assert.equal(explained.score.mttn_seconds, 25 * 3600);
     assert.equal(explained.breakdown.rules[3].penalty, 10);
     assert.equal(explained.breakdown.rules[0].penalty, 30, 'no SBOM for the only product');
@@ -128,7 +170,8 @@ describe('cra-admin signal, case and score', () => {
   it('every case change is in the registry, and the chain verifies', async () => {
     const entries = await json('registry', 'list', '--org', 'acme');
     const actions = entries.map((e: { action: string }) => e.action);
-    for (const action of ['signal.received', 'case.opened', 'case.early_warning_recorded', 'case.notification_recorded', 'case.closed']) assert.ok(actions.includes(action), action);
+    for (const action of ['signal.received', 'case.opened', 'case.early_warning_recorded', 'case.notification_recorded', 'case.closed'])
+      assert.ok(actions.includes(action), action);
     assert.ok(!JSON.stringify(entries).includes('confidential'));
     assert.deepEqual(await json('registry', 'verify', '--org', 'acme'), { ok: true, entries: entries.length });
   });

@@ -13,11 +13,17 @@ describe('cases (console decisions on signals)', () => {
   const teardown = suiteTeardown();
   const rejects = (promise: Promise<unknown>, code: string, message?: RegExp) =>
     assert.rejects(promise, (e: unknown) => e instanceof AppError && e.code === code && (!message || message.test(e.message)));
-  const signal = async (body: Record<string, unknown>) => (await postIncident(h, acme.key, { description: 'report', ...body })).json().incident_number as number;
+  const signal = async (body: Record<string, unknown>) =>
+    (await postIncident(h, acme.key, { description: 'report', ...body })).json().incident_number as number;
   const registryActions = async (orgId: string) =>
-    (await h.database.db.selectFrom('registry_entries').selectAll().where('org_id', '=', orgId).orderBy('seq').execute()).map((e) => ({ action: e.action, subject: e.subject, details: JSON.parse(e.details) }));
+    (await h.database.db.selectFrom('registry_entries').selectAll().where('org_id', '=', orgId).orderBy('seq').execute()).map((e) => ({
+      action: e.action,
+      subject: e.subject,
+      details: JSON.parse(e.details),
+    }));
   const riskOf = async (key: string, sku: string) =>
-    (await h.request({ method: 'GET', url: '/api/v1/external/products', key })).json().products.find((p: { sku: string }) => p.sku === sku).risk_level;
+    (await h.request({ method: 'GET', url: '/api/v1/external/products', key })).json().products.find((p: { sku: string }) => p.sku === sku)
+      .risk_level;
 
   before(async () => {
     h = await buildHarness(teardown);
@@ -57,10 +63,26 @@ describe('cases (console decisions on signals)', () => {
     });
     const row = await h.database.db.selectFrom('cases').selectAll().where('id', '=', opened.id).executeTakeFirstOrThrow();
     assert.equal(row.notes, 'VAULT: call the CERT', 'the confidential note is stored');
-    const sig = await h.database.db.selectFrom('signals').select('status').where('org_id', '=', acme.orgId).where('incident_number', '=', n).executeTakeFirstOrThrow();
+    const sig = await h.database.db
+      .selectFrom('signals')
+      .select('status')
+      .where('org_id', '=', acme.orgId)
+      .where('incident_number', '=', n)
+      .executeTakeFirstOrThrow();
     assert.equal(sig.status, 'CASE_OPENED');
     const last = (await registryActions(acme.orgId)).at(-1)!;
-    assert.deepEqual(last, { action: 'case.opened', subject: `case ${n}`, details: { aware_at: now.toISOString(), incident_number: n, kind: 'vulnerability', notifiable: true, notifiable_reason: null, product_sku: 'RTR-2' } });
+    assert.deepEqual(last, {
+      action: 'case.opened',
+      subject: `case ${n}`,
+      details: {
+        aware_at: now.toISOString(),
+        incident_number: n,
+        kind: 'vulnerability',
+        notifiable: true,
+        notifiable_reason: null,
+        product_sku: 'RTR-2',
+      },
+    });
     assert.ok(!JSON.stringify(last).includes('VAULT'), 'the note never enters the registry');
   });
 
@@ -84,7 +106,10 @@ describe('cases (console decisions on signals)', () => {
     await svc.cases.openCase('acme', { signalNumber: n });
     await rejects(svc.cases.openCase('acme', { signalNumber: n }), 'conflict', /already has a case/);
     const m = await signal({});
-    const results = await Promise.allSettled([svc.cases.openCase('acme', { signalNumber: m }), svc.cases.openCase('acme', { signalNumber: m })]);
+    const results = await Promise.allSettled([
+      svc.cases.openCase('acme', { signalNumber: m }),
+      svc.cases.openCase('acme', { signalNumber: m }),
+    ]);
     assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
     const failure = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
     assert.equal((failure.reason as AppError).code, 'conflict');
@@ -94,12 +119,16 @@ describe('cases (console decisions on signals)', () => {
     await rejects(svc.cases.openCase('acme', { signalNumber: 9999 }), 'not_found');
     const n = await signal({});
     await rejects(svc.cases.openCase('acme', { signalNumber: n, productSku: 'NOPE' }), 'product_not_found');
-    await rejects(svc.cases.openCase('acme', { signalNumber: n, awareAt: new Date(h.clock.now().getTime() + 60_000) }), 'validation_failed', /future/);
+    await rejects(
+      svc.cases.openCase('acme', { signalNumber: n, awareAt: new Date(h.clock.now().getTime() + 60_000) }),
+      'validation_failed',
+      /future/,
+    );
     await rejects(svc.cases.openCase('nope', { signalNumber: n }), 'not_found');
   });
 
   it("never reaches another organisation's signals, products or cases", async () => {
-    const other = await h.tenant('other', ['incidents:write']);
+    const _other = await h.tenant('other', ['incidents:write']);
     await h.products.addProduct('other', 'OTHER-1', { name: 'Theirs' });
     const n = await signal({});
     await rejects(svc.cases.openCase('other', { signalNumber: n }), 'not_found');
@@ -140,7 +169,11 @@ describe('cases (console decisions on signals)', () => {
   it('closes a case once; a closed case takes no more recordings', async () => {
     const n = await signal({});
     await svc.cases.openCase('acme', { signalNumber: n, notifiable: true });
-    await rejects(svc.cases.closeCase('acme', n), 'conflict', /cannot close: not yet filed: early warning \(pending, due .*\); notification \(pending/);
+    await rejects(
+      svc.cases.closeCase('acme', n),
+      'conflict',
+      /cannot close: not yet filed: early warning \(pending, due .*\); notification \(pending/,
+    );
     await svc.cases.recordEarlyWarning('acme', n);
     await svc.cases.recordNotification('acme', n);
     const closed = await svc.cases.closeCase('acme', n);

@@ -17,7 +17,7 @@ function walkThrough(): { script: string; finalReport: string } {
   const start = readme.indexOf('## Article 14');
   const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
   const block = (lang: string) => {
-    const match = new RegExp('```' + lang + '\\n([\\s\\S]*?)```').exec(section);
+    const match = new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``).exec(section);
     assert.ok(match, `the Article 14 section has a ${lang} block`);
     return match[1]!;
   };

@@ -35,7 +35,10 @@ describe('cra-admin', () => {
     assert.deepEqual({ ...org, id: undefined }, { id: undefined, slug: 'acme', name: 'Acme GmbH', intake_mode: 'signal' });
     assert.equal((await cli('org', 'create', 'beta', '--intake-mode', 'case', '--json')).json().intake_mode, 'case');
     const list = (await cli('org', 'list', '--json')).json();
-    assert.deepEqual(list.map((o: { slug: string }) => o.slug), ['acme', 'beta']);
+    assert.deepEqual(
+      list.map((o: { slug: string }) => o.slug),
+      ['acme', 'beta'],
+    );
     const set = await cli('--json', 'org', 'set', 'acme', '--intake-mode', 'case');
     assert.equal(set.json().intake_mode, 'case');
     await cli('org', 'set', 'acme', '--intake-mode', 'signal');
@@ -44,7 +47,19 @@ describe('cra-admin', () => {
   });
 
   it('key create prints the secret once; list never shows a secret or digest', async () => {
-    const created = await cli('key', 'create', '--org', 'acme', '--name', 'pipeline', '--scopes', 'products:write,products:read', '--expires-at', '2099-01-01T00:00:00Z', '--json');
+    const created = await cli(
+      'key',
+      'create',
+      '--org',
+      'acme',
+      '--name',
+      'pipeline',
+      '--scopes',
+      'products:write,products:read',
+      '--expires-at',
+      '2099-01-01T00:00:00Z',
+      '--json',
+    );
     assert.equal(created.code, 0, created.stderr);
     const key = created.json();
     assert.deepEqual(Object.keys(key).sort(), ['expires_at', 'name', 'prefix', 'scopes', 'secret']);
@@ -55,7 +70,16 @@ describe('cra-admin', () => {
     const list = await cli('key', 'list', '--org', 'acme', '--json');
     const rows = list.json();
     assert.equal(rows.length, 1);
-    assert.deepEqual(Object.keys(rows[0]).sort(), ['created_at', 'expires_at', 'last_used_at', 'name', 'prefix', 'previous_secret_until', 'revoked_at', 'scopes']);
+    assert.deepEqual(Object.keys(rows[0]).sort(), [
+      'created_at',
+      'expires_at',
+      'last_used_at',
+      'name',
+      'prefix',
+      'previous_secret_until',
+      'revoked_at',
+      'scopes',
+    ]);
     assert.equal(rows[0].previous_secret_until, null, 'never rotated');
     assert.equal(list.stdout.includes(key.secret.slice(4)), false);
     assert.equal((await cli('key', 'list', '--org', 'acme')).stdout.includes(key.secret.slice(12)), false);
@@ -95,13 +119,32 @@ describe('cra-admin', () => {
     assert.ok(revoked.json().revoked_at);
     assert.equal((await cli('key', 'revoke', '--org', 'acme', '--name', 'pipeline')).code, 1, 'already revoked');
     const registry = await cli('registry', 'list', '--org', 'acme', '--json');
-    const actions = registry.json().filter((e: { subject: string }) => e.subject === 'pipeline').map((e: { action: string }) => e.action);
+    const actions = registry
+      .json()
+      .filter((e: { subject: string }) => e.subject === 'pipeline')
+      .map((e: { action: string }) => e.action);
     assert.deepEqual(actions, ['key.created', 'key.rotated', 'key.rotated', 'key.rotated', 'key.revoked']);
     assert.equal(registry.stdout.includes(rotated.json().secret.slice(4)), false);
   });
 
   it('product add / update / archive / list', async () => {
-    const added = await cli('product', 'add', '--org', 'acme', '--sku', 'RTR-1', '--name', 'Router', '--gtin', '4006381333931', '--firmware-version', '1.0.0', '--end-of-support', '2031-06-30', '--json');
+    const added = await cli(
+      'product',
+      'add',
+      '--org',
+      'acme',
+      '--sku',
+      'RTR-1',
+      '--name',
+      'Router',
+      '--gtin',
+      '4006381333931',
+      '--firmware-version',
+      '1.0.0',
+      '--end-of-support',
+      '2031-06-30',
+      '--json',
+    );
     assert.equal(added.code, 0, added.stderr);
     assert.equal(added.json().gtin, '4006381333931', 'shown as declared');
     assert.equal(added.json().end_of_support, '2031-06-30T00:00:00.000Z');
@@ -128,7 +171,9 @@ describe('cra-admin', () => {
     const entries = ok.json().entries;
     assert.deepEqual(ok.json(), { ok: true, entries });
     const database = openDatabase(env.DATABASE_URL!);
-    await sql`update registry_entries set details = '{"forged":true}' where seq = 3 and org_id = (select id from organisations where slug = 'acme')`.execute(database.db);
+    await sql`update registry_entries set details = '{"forged":true}' where seq = 3 and org_id = (select id from organisations where slug = 'acme')`.execute(
+      database.db,
+    );
     await database.close();
     const broken = await cli('registry', 'verify', '--org', 'acme', '--json');
     assert.equal(broken.code, 1);
@@ -148,7 +193,10 @@ describe('cra-admin', () => {
     assert.equal((await cli('key', 'create', '--org', 'acme')).code, 2);
     assert.equal((await cli('frobnicate')).code, 2);
     assert.equal((await cli('org', 'set', 'acme', '--intake-mode', 'maybe')).code, 2);
-    assert.equal((await cli('key', 'create', '--org', 'acme', '--name', 'x', '--scopes', 'products:read', '--expires-at', 'tomorrow')).code, 2);
+    assert.equal(
+      (await cli('key', 'create', '--org', 'acme', '--name', 'x', '--scopes', 'products:read', '--expires-at', 'tomorrow')).code,
+      2,
+    );
     const help = await cli('--help');
     assert.equal(help.code, 0);
     for (const command of ['migrate', 'org', 'key', 'product', 'registry']) assert.match(help.stdout, new RegExp(`\\b${command}\\b`));

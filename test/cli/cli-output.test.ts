@@ -15,7 +15,11 @@ const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
  */
 function runWithSlowReader(args: string[], env: Record<string, string>, holdMs: number): Promise<{ code: number | null; stdout: Buffer }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     child.on('error', reject);
     child.stdout.pause();
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
@@ -48,7 +52,11 @@ describe('cra-admin output on a pipe', () => {
   after(async () => testDb?.drop());
 
   it('arrives whole (> 1 MiB) even when the reader starts late, exit 0', async () => {
-    const { code, stdout } = await runWithSlowReader(['signal', 'list', '--org', 'acme', '--json'], { DATABASE_URL: testDb.url, LOG_LEVEL: 'silent' }, 1500);
+    const { code, stdout } = await runWithSlowReader(
+      ['signal', 'list', '--org', 'acme', '--json'],
+      { DATABASE_URL: testDb.url, LOG_LEVEL: 'silent' },
+      1500,
+    );
     assert.ok(stdout.length > 1024 * 1024, `only ${stdout.length} bytes arrived`);
     const rows = JSON.parse(stdout.toString('utf8')) as Array<{ incident_number: number }>;
     assert.equal(rows.length, 40);

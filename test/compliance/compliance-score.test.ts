@@ -23,14 +23,17 @@ securitySuite({
     const res = await h.request({ method: 'GET', url: SCORE_URL, key: b.key });
     assert.equal(res.statusCode, 200);
     const body = res.json();
-    assert.deepEqual({ ...body, generated_at: null }, {
-      cra_health_score: 100,
-      mttn_seconds: null,
-      sbom_coverage_percent: 100,
-      open_incidents: 0,
-      generated_at: null,
-      active_timers: [],
-    });
+    assert.deepEqual(
+      { ...body, generated_at: null },
+      {
+        cra_health_score: 100,
+        mttn_seconds: null,
+        sbom_coverage_percent: 100,
+        open_incidents: 0,
+        generated_at: null,
+        active_timers: [],
+      },
+    );
   },
 });
 
@@ -53,7 +56,14 @@ describe('GET /compliance-score', () => {
 
   it('a new organisation scores 100 with nothing to report', async () => {
     const body = await score();
-    assert.deepEqual(Object.keys(body).sort(), ['active_timers', 'cra_health_score', 'generated_at', 'mttn_seconds', 'open_incidents', 'sbom_coverage_percent']);
+    assert.deepEqual(Object.keys(body).sort(), [
+      'active_timers',
+      'cra_health_score',
+      'generated_at',
+      'mttn_seconds',
+      'open_incidents',
+      'sbom_coverage_percent',
+    ]);
     assert.equal(body.cra_health_score, 100);
     assert.equal(body.mttn_seconds, null);
     assert.equal(body.generated_at, h.clock.now().toISOString());
@@ -69,7 +79,12 @@ describe('GET /compliance-score', () => {
     let body = await score();
     assert.equal(body.open_incidents, 1);
     assert.deepEqual(body.active_timers, [
-      { incident_number: created.incident_number, title: 'Worm spreading', early_warning_deadline: created.early_warning_deadline, full_notification_deadline: created.full_notification_deadline },
+      {
+        incident_number: created.incident_number,
+        title: 'Worm spreading',
+        early_warning_deadline: created.early_warning_deadline,
+        full_notification_deadline: created.full_notification_deadline,
+      },
     ]);
     assert.equal(body.cra_health_score, 100, 'no deadline has passed yet');
 

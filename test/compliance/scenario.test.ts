@@ -35,7 +35,12 @@ describe('scenario: signals → cases → late early warning → missed deadline
     await h.products.addProduct('acme', 'GONE-1', { name: 'Archived, no SBOM, past support', endOfSupport: new Date(t(-24 * 90)) });
     await h.products.archiveProduct('acme', 'GONE-1');
     // SBOM ingest is another feature; the score only reads sbom_status, set here as an ingest would.
-    await h.database.db.updateTable('products').set({ sbom_status: 'cyclonedx', sbom_components: 12 }).where('org_id', '=', acme.orgId).where('sku', 'in', ['RTR-2', 'OLD-9']).execute();
+    await h.database.db
+      .updateTable('products')
+      .set({ sbom_status: 'cyclonedx', sbom_components: 12 })
+      .where('org_id', '=', acme.orgId)
+      .where('sku', 'in', ['RTR-2', 'OLD-9'])
+      .execute();
 
     const signalAt = async (hours: number, body: Record<string, unknown>) => {
       h.clock.current = new Date(t(hours));
@@ -44,7 +49,10 @@ describe('scenario: signals → cases → late early warning → missed deadline
       assert.equal(res.json().status, 'INCOMING');
       return res.json().incident_number as number;
     };
-    assert.equal(await signalAt(-100, { description: 'Remote code execution in httpd', title: 'RCE in httpd', sku: 'RTR-2', cve: 'CVE-2026-4242' }), 1);
+    assert.equal(
+      await signalAt(-100, { description: 'Remote code execution in httpd', title: 'RCE in httpd', sku: 'RTR-2', cve: 'CVE-2026-4242' }),
+      1,
+    );
     assert.equal(await signalAt(-80, { description: 'Camera stream exposed\nno auth on /live', gtin: '00000096385074' }), 2);
     assert.equal(await signalAt(-50, { description: 'Something about a fridge', sku: 'FRIDGE-1' }), 3);
     assert.equal(await signalAt(-10, { description: 'Hub reboots on malformed packet' }), 4);
@@ -64,7 +72,9 @@ describe('scenario: signals → cases → late early warning → missed deadline
     mttn_seconds: 29 * 3600,
     sbom_coverage_percent: 67,
     open_incidents: 3,
-    active_timers: [{ incident_number: 2, title: 'Camera stream exposed', early_warning_deadline: t(-6), full_notification_deadline: t(42) }],
+    active_timers: [
+      { incident_number: 2, title: 'Camera stream exposed', early_warning_deadline: t(-6), full_notification_deadline: t(42) },
+    ],
   };
 
   it('the API reports exactly the predicted score, mttn and timers', async () => {
@@ -87,7 +97,12 @@ describe('scenario: signals → cases → late early warning → missed deadline
     assert.deepEqual(rest, expectedScore);
     assert.deepEqual(
       breakdown.rules.map((r: { rule: number; penalty: number }) => [r.rule, r.penalty]),
-      [[1, 9.9], [2, 40], [3, 10], [4, 10]],
+      [
+        [1, 9.9],
+        [2, 40],
+        [3, 10],
+        [4, 10],
+      ],
     );
     assert.deepEqual(breakdown.rules[1].inputs.missed, [
       { incident_number: 1, deadline: 'early_warning', due: t(-75), sent_at: t(-70) },
@@ -101,10 +116,19 @@ describe('scenario: signals → cases → late early warning → missed deadline
   it('the console lists the unattributed signals and the cases with what was sent when', async () => {
     // Unattributed means "matched no product on receipt"; a case's --product does not rewrite that.
     const unattributed = await cli('signal', 'list', '--org', 'acme', '--unattributed');
-    assert.deepEqual(unattributed.map((s: { incident_number: number }) => s.incident_number), [3, 4]);
+    assert.deepEqual(
+      unattributed.map((s: { incident_number: number }) => s.incident_number),
+      [3, 4],
+    );
     const cases = await cli('case', 'list', '--org', 'acme');
     assert.deepEqual(
-      cases.map((c: Record<string, unknown>) => [c.incident_number, c.product_sku, c.notifiable, c.early_warning_sent_at, c.notification_sent_at]),
+      cases.map((c: Record<string, unknown>) => [
+        c.incident_number,
+        c.product_sku,
+        c.notifiable,
+        c.early_warning_sent_at,
+        c.notification_sent_at,
+      ]),
       [
         [1, 'RTR-2', true, t(-70), t(-30)],
         [2, 'CAM-1', true, null, null],

@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { activeTimers, computeScore, meanTimeToNotify, missedDeadlines, sbomCoverage, type ScoreCase, type ScoreProduct } from '../../src/compliance/score.js';
+import {
+  activeTimers,
+  computeScore,
+  meanTimeToNotify,
+  missedDeadlines,
+  sbomCoverage,
+  type ScoreCase,
+  type ScoreProduct,
+} from '../../src/compliance/score.js';
 
 const H = 3_600_000;
 const NOW = new Date('2026-11-22T12:00:00.000Z');
@@ -22,7 +30,13 @@ function kase(n: number, hoursAgo: number, over: Partial<ScoreCase> = {}): Score
   };
 }
 
-const product = (sku: string, over: Partial<ScoreProduct> = {}): ScoreProduct => ({ sku, status: 'active', sbom_status: 'cyclonedx', end_of_support: null, ...over });
+const product = (sku: string, over: Partial<ScoreProduct> = {}): ScoreProduct => ({
+  sku,
+  status: 'active',
+  sbom_status: 'cyclonedx',
+  end_of_support: null,
+  ...over,
+});
 const rule = (result: ReturnType<typeof computeScore>, n: number) => result.breakdown.rules.find((r) => r.rule === n)!;
 
 describe('score rule 1: SBOM coverage', () => {
@@ -42,7 +56,11 @@ describe('score rule 1: SBOM coverage', () => {
   });
 
   it('takes the full 30 with no SBOM at all', () => {
-    const r = computeScore({ cases: [], products: [product('A', { sbom_status: 'none' }), product('B', { sbom_status: 'none' })], now: NOW });
+    const r = computeScore({
+      cases: [],
+      products: [product('A', { sbom_status: 'none' }), product('B', { sbom_status: 'none' })],
+      now: NOW,
+    });
     assert.equal(r.score.sbom_coverage_percent, 0);
     assert.equal(r.score.cra_health_score, 70);
   });
@@ -65,7 +83,10 @@ describe('score rule 2: missed deadlines', () => {
     const onTime = kase(2, 30, { early_warning_sent_at: at(-20) });
     const exactly = kase(3, 30, { early_warning_sent_at: at(-6) });
     const missed = missedDeadlines([late, onTime, exactly], NOW);
-    assert.deepEqual(missed.map((m) => m.incident_number), [1]);
+    assert.deepEqual(
+      missed.map((m) => m.incident_number),
+      [1],
+    );
     assert.equal(missed[0]!.sent_at, at(-5));
   });
 
@@ -87,7 +108,11 @@ describe('score rule 2: missed deadlines', () => {
 
 describe('score rule 3: end of support passed', () => {
   it('takes 10 per active product past its end of support, at most 20; archived and future ones ignored', () => {
-    const one = [product('A', { end_of_support: at(-1) }), product('B', { end_of_support: at(1) }), product('C', { status: 'archived', end_of_support: at(-100) })];
+    const one = [
+      product('A', { end_of_support: at(-1) }),
+      product('B', { end_of_support: at(1) }),
+      product('C', { status: 'archived', end_of_support: at(-100) }),
+    ];
     const r1 = computeScore({ cases: [], products: one, now: NOW });
     assert.equal(rule(r1, 3).penalty, 10);
     assert.deepEqual(rule(r1, 3).inputs.products, [{ sku: 'A', end_of_support: at(-1) }]);
@@ -124,7 +149,10 @@ describe('score rule 4 and mttn_seconds', () => {
 
 describe('score: totals, open incidents and timers', () => {
   it('every rule at its cap sums to exactly 100 and the score reaches 0', () => {
-    const products = [product('A', { sbom_status: 'none', end_of_support: at(-1) }), product('B', { sbom_status: 'none', end_of_support: at(-1) })];
+    const products = [
+      product('A', { sbom_status: 'none', end_of_support: at(-1) }),
+      product('B', { sbom_status: 'none', end_of_support: at(-1) }),
+    ];
     const cases = [kase(1, 100, { early_warning_sent_at: at(-50) }), kase(2, 100)];
     const r = computeScore({ cases, products, now: NOW });
     assert.equal(r.breakdown.total_penalty, 30 + 40 + 20 + 10);
@@ -133,7 +161,11 @@ describe('score: totals, open incidents and timers', () => {
   });
 
   it('open_incidents counts open cases, notifiable or not', () => {
-    const r = computeScore({ cases: [kase(1, 1), kase(2, 1, { notifiable: false }), kase(3, 1, { status: 'closed' })], products: [], now: NOW });
+    const r = computeScore({
+      cases: [kase(1, 1), kase(2, 1, { notifiable: false }), kase(3, 1, { status: 'closed' })],
+      products: [],
+      now: NOW,
+    });
     assert.equal(r.score.open_incidents, 2);
   });
 
@@ -147,8 +179,16 @@ describe('score: totals, open incidents and timers', () => {
       kase(6, 30, { notifiable: false }),
     ];
     const timers = activeTimers(cases);
-    assert.deepEqual(timers.map((t) => t.incident_number), [2, 3, 1]);
-    assert.deepEqual(timers[2], { incident_number: 1, title: 'case 1', early_warning_deadline: at(22), full_notification_deadline: at(70) });
+    assert.deepEqual(
+      timers.map((t) => t.incident_number),
+      [2, 3, 1],
+    );
+    assert.deepEqual(timers[2], {
+      incident_number: 1,
+      title: 'case 1',
+      early_warning_deadline: at(22),
+      full_notification_deadline: at(70),
+    });
     assert.deepEqual(computeScore({ cases, products: [], now: NOW }).score.active_timers, timers);
   });
 

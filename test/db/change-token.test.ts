@@ -49,7 +49,10 @@ describe('the change token', { skip: TEST_BACKEND !== 'sqlite' }, () => {
     assert.notEqual(after, null);
     assert.notEqual(after, before);
     const rows = await sql<{ v: string }>`select v from t`.execute(database.db);
-    assert.deepEqual(rows.rows.map((r) => r.v), ['other process']);
+    assert.deepEqual(
+      rows.rows.map((r) => r.v),
+      ['other process'],
+    );
   });
 
   it('never repeats across checkpoints that restart the WAL', async () => {

@@ -20,8 +20,18 @@ describe('reads beside an open transaction', () => {
     const now = new Date().toISOString();
     const writer = h.database.transaction(async (trx) => {
       await productsRepo.insert(trx, {
-        id: randomUUID(), org_id: t.orgId, sku: 'GHOST', name: 'Ghost', gtin: null, firmware_version: null,
-        end_of_support: null, status: 'active', sbom_status: 'none', sbom_components: 0, created_at: now, updated_at: now,
+        id: randomUUID(),
+        org_id: t.orgId,
+        sku: 'GHOST',
+        name: 'Ghost',
+        gtin: null,
+        firmware_version: null,
+        end_of_support: null,
+        status: 'active',
+        sbom_status: 'none',
+        sbom_components: 0,
+        created_at: now,
+        updated_at: now,
       });
       inserted();
       await gate;

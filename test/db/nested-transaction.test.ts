@@ -32,8 +32,15 @@ describe('a transaction inside another', () => {
 
   it('leaves concurrent, non-nested transactions and the database working', { timeout: 5_000 }, async () => {
     const { database } = t;
-    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => database.transaction(async (trx) => (await sql<{ n: number }>`select ${i} as n`.execute(trx)).rows[0]!.n)));
-    assert.deepEqual(results.map(Number), Array.from({ length: 50 }, (_, i) => i));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        database.transaction(async (trx) => (await sql<{ n: number }>`select ${i} as n`.execute(trx)).rows[0]!.n),
+      ),
+    );
+    assert.deepEqual(
+      results.map(Number),
+      Array.from({ length: 50 }, (_, i) => i),
+    );
     // Work that starts another transaction only after its own has resolved is not nested.
     const chained = await database.transaction(async () => 1).then(() => database.transaction(async () => 2));
     assert.equal(chained, 2);

@@ -10,7 +10,12 @@ export function caseServices(h: Harness) {
 }
 
 /** POST /incidents with a JSON body. */
-export function postIncident(h: Harness, key: string, body: unknown, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+export function postIncident(
+  h: Harness,
+  key: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<LightMyRequestResponse> {
   return h.request({
     method: 'POST',
     url: INCIDENTS_URL,

@@ -115,7 +115,12 @@ export function securitySuite(op: OperationUnderTest): void {
     });
 
     it('401 for an expired key', async () => {
-      const issued = await h.keys.createKey({ org: tenant.slug, name: 'short-lived', scopes: [op.scope], expiresAt: new Date(h.clock.now().getTime() + 60_000) });
+      const issued = await h.keys.createKey({
+        org: tenant.slug,
+        name: 'short-lived',
+        scopes: [op.scope],
+        expiresAt: new Date(h.clock.now().getTime() + 60_000),
+      });
       assert.equal((await send(h, op, tenant, { 'x-cra-api-key': issued.secret })).statusCode, op.okStatus);
       h.clock.advance(60_000);
       assertUnauthorized(await send(h, op, tenant, { 'x-cra-api-key': issued.secret }));
@@ -128,7 +133,11 @@ export function securitySuite(op: OperationUnderTest): void {
       assertUnauthorized(await send(h, op, tenant, { 'x-cra-api-key': old }));
       assert.equal((await send(h, op, tenant, { 'x-cra-api-key': rotated.secret })).statusCode, op.okStatus);
       const withGrace = await h.keys.rotateKey({ org: tenant.slug, name: 'rotating', graceMs: 600_000 });
-      assert.equal((await send(h, op, tenant, { 'x-cra-api-key': rotated.secret })).statusCode, op.okStatus, 'old secret works during grace');
+      assert.equal(
+        (await send(h, op, tenant, { 'x-cra-api-key': rotated.secret })).statusCode,
+        op.okStatus,
+        'old secret works during grace',
+      );
       assert.equal((await send(h, op, tenant, { 'x-cra-api-key': withGrace.secret })).statusCode, op.okStatus);
       h.clock.advance(600_000);
       assertUnauthorized(await send(h, op, tenant, { 'x-cra-api-key': rotated.secret }));

@@ -35,7 +35,10 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
       child.kill('SIGKILL');
       throw new Error(`server did not start:\n${output}`);
     }
-    const up = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    const up = await fetch(`${url}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (up) break;
     await new Promise((r) => setTimeout(r, 50));
   }

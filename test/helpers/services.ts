@@ -39,7 +39,13 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   let child: ChildProcess | undefined;
   const start = async () => {
     child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-    await waitFor(() => spawnSync('redis-cli', ['-p', String(port), 'ping']).stdout?.toString().includes('PONG') ?? false, 'redis');
+    await waitFor(
+      () =>
+        spawnSync('redis-cli', ['-p', String(port), 'ping'])
+          .stdout?.toString()
+          .includes('PONG') ?? false,
+      'redis',
+    );
   };
   const stop = async () => {
     if (!child || child.exitCode !== null) return;
@@ -93,7 +99,18 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   };
   if (asPostgres) spawnSync('chown', ['postgres', dir]);
   run([pgBin('initdb'), '-D', `${dir}/data`, '-A', 'trust', '-U', 'postgres', '--no-sync']);
-  const start = async () => run([pgBin('pg_ctl'), '-D', `${dir}/data`, '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`, '-w', '-l', `${dir}/log`, 'start']);
+  const start = async () =>
+    run([
+      pgBin('pg_ctl'),
+      '-D',
+      `${dir}/data`,
+      '-o',
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+      '-w',
+      '-l',
+      `${dir}/log`,
+      'start',
+    ]);
   const stop = async (mode: 'fast' | 'immediate' = 'immediate') => run([pgBin('pg_ctl'), '-D', `${dir}/data`, '-m', mode, '-w', 'stop']);
   const postmaster = () => Number(readFileSync(`${dir}/data/postmaster.pid`, 'utf8').split('\n')[0]);
   const children = (pid: number) =>
@@ -133,7 +150,11 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
       return targets.length;
     },
     psql(sql, database = 'postgres') {
-      const result = spawnSync('psql', ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', database, '-At', '-v', 'ON_ERROR_STOP=1', '-c', sql], { encoding: 'utf8' });
+      const result = spawnSync(
+        'psql',
+        ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', database, '-At', '-v', 'ON_ERROR_STOP=1', '-c', sql],
+        { encoding: 'utf8' },
+      );
       if (result.status !== 0) throw new Error(`psql failed: ${result.stderr}`);
       return result.stdout.trim();
     },

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 // private tmpfs mount (needs root; mount(8) is the only way to get a real ENOSPC). Callers skip
 // with `STORAGE_SKIP` when it is not available.
 
-export const STORAGE_SKIP = process.getuid?.() !== 0 ? 'needs root to mount a private tmpfs (run the suite as root for the SQLite storage-fault tests)' : false;
+export const STORAGE_SKIP =
+  process.getuid?.() !== 0 ? 'needs root to mount a private tmpfs (run the suite as root for the SQLite storage-fault tests)' : false;
 
 export interface SmallDisk {
   dir: string;

@@ -16,7 +16,11 @@ export async function startTenantServer(env: Record<string, string> = {}): Promi
   const testDb = await createTestDatabase();
   const services = createServices({ database: testDb.database });
   await services.orgs.createOrg({ slug: 'acme' });
-  const { secret } = await services.keys.createKey({ org: 'acme', name: 'ci', scopes: ['incidents:write', 'products:read', 'products:write', 'compliance:read'] });
+  const { secret } = await services.keys.createKey({
+    org: 'acme',
+    name: 'ci',
+    scopes: ['incidents:write', 'products:read', 'products:write', 'compliance:read'],
+  });
   await services.products.addProduct('acme', 'P-1', { name: 'Pump' });
   const server = await startServer({ DATABASE_URL: testDb.url, LOG_LEVEL: 'warn', ...env });
   return {

@@ -95,5 +95,9 @@ export function assertNothingLost(acked: readonly number[], stored: readonly num
   assert.deepEqual(missing, [], 'acknowledged incidents missing from the database');
   assert.equal(new Set(acked).size, acked.length, 'an incident number was acknowledged twice');
   const sorted = [...stored].sort((a, b) => a - b);
-  assert.deepEqual(sorted, Array.from({ length: sorted.length }, (_, i) => i + 1), 'incident numbers are not gap-free');
+  assert.deepEqual(
+    sorted,
+    Array.from({ length: sorted.length }, (_, i) => i + 1),
+    'incident numbers are not gap-free',
+  );
 }

@@ -25,11 +25,40 @@ function random(seed: number): () => number {
 
 function generator(rand: () => number, key: string) {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)]!;
-  const chance = (p: number) => rand() < p;
+  const _chance = (p: number) => rand() < p;
   const junk = (n: number) => Array.from({ length: n }, () => String.fromCharCode(Math.floor(rand() * 256))).join('');
 
-  const methods = ['GET', 'POST', 'POST', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'PROPFIND', 'SEARCH', 'get', 'FOO', 'G T', 'CONNECT'];
-  const paths = ['/api/v1/external/incidents', '/api/v1/external/products', '/api/v1/external/compliance-score', '/api/v1/external/products/P-1/sbom', '/v1/incidents', '/v1/products', '/swagger/openapi.json', '/swagger/static/../../etc/passwd', '/healthz', '/readyz', '/docs', '/nowhere'];
+  const methods = [
+    'GET',
+    'POST',
+    'POST',
+    'POST',
+    'PUT',
+    'DELETE',
+    'PATCH',
+    'OPTIONS',
+    'TRACE',
+    'PROPFIND',
+    'SEARCH',
+    'get',
+    'FOO',
+    'G T',
+    'CONNECT',
+  ];
+  const paths = [
+    '/api/v1/external/incidents',
+    '/api/v1/external/products',
+    '/api/v1/external/compliance-score',
+    '/api/v1/external/products/P-1/sbom',
+    '/v1/incidents',
+    '/v1/products',
+    '/swagger/openapi.json',
+    '/swagger/static/../../etc/passwd',
+    '/healthz',
+    '/readyz',
+    '/docs',
+    '/nowhere',
+  ];
   const pathMutations = [
     (p: string) => p,
     (p: string) => `${p}%zz`,
@@ -54,7 +83,15 @@ function generator(rand: () => number, key: string) {
     () => junk(64),
     () => '',
   ];
-  const contentTypes = ['application/json', 'application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/vnd.cyclonedx+json', 'application/json; charset=latin1', junk(6)];
+  const contentTypes = [
+    'application/json',
+    'application/json',
+    'text/plain',
+    'application/x-www-form-urlencoded',
+    'application/vnd.cyclonedx+json',
+    'application/json; charset=latin1',
+    junk(6),
+  ];
 
   const printable = (n: number) => Array.from({ length: n }, () => String.fromCharCode(33 + Math.floor(rand() * 94))).join('');
 
@@ -64,7 +101,11 @@ function generator(rand: () => number, key: string) {
       { method: 'POST', path: '/api/v1/external/incidents', body: JSON.stringify({ description: 'fuzz report', title: 't', sku: 'P-1' }) },
       { method: 'GET', path: '/api/v1/external/products', body: '' },
       { method: 'GET', path: '/api/v1/external/compliance-score', body: '' },
-      { method: 'POST', path: '/api/v1/external/products/P-1/sbom', body: JSON.stringify({ bomFormat: 'CycloneDX', specVersion: '1.6', version: 1, components: [] }) },
+      {
+        method: 'POST',
+        path: '/api/v1/external/products/P-1/sbom',
+        body: JSON.stringify({ bomFormat: 'CycloneDX', specVersion: '1.6', version: 1, components: [] }),
+      },
       { method: 'POST', path: '/v1/incidents', body: JSON.stringify({ description: 'short form' }) },
     ]);
     let { method, path, body } = operation;
@@ -95,7 +136,12 @@ function generator(rand: () => number, key: string) {
     const head = (extra: string) => Buffer.from(`${[...lines, extra].join('\r\n')}\r\n\r\n`, 'latin1');
     switch (framing) {
       case 'chunked':
-        return Buffer.concat([head('Transfer-Encoding: chunked'), Buffer.from(`${bytes.length.toString(16)}\r\n`), bytes, Buffer.from('\r\n0\r\n\r\n')]);
+        return Buffer.concat([
+          head('Transfer-Encoding: chunked'),
+          Buffer.from(`${bytes.length.toString(16)}\r\n`),
+          bytes,
+          Buffer.from('\r\n0\r\n\r\n'),
+        ]);
       case 'bad-chunk':
         return Buffer.concat([head('Transfer-Encoding: chunked'), Buffer.from('zz\r\n'), bytes]);
       case 'shorter':
@@ -122,7 +168,8 @@ function violation(response: RawResponse): string | null {
   if (response.status < 400) return null;
   try {
     const body = JSON.parse(response.body) as Record<string, unknown>;
-    if (typeof body.errore !== 'string' || typeof body.code !== 'string' || typeof body.request_id !== 'string') return 'error body lacks errore/code/request_id';
+    if (typeof body.errore !== 'string' || typeof body.code !== 'string' || typeof body.request_id !== 'string')
+      return 'error body lacks errore/code/request_id';
   } catch {
     return 'error body is not JSON';
   }
@@ -132,7 +179,13 @@ function violation(response: RawResponse): string | null {
 describe('generated bad requests (server process, raw sockets)', () => {
   let t: TenantServer;
   before(async () => {
-    t = await startTenantServer({ API_HOSTS: 'api.example', HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '1500', SBOM_REQUEST_TIMEOUT_MS: '1500', RATE_LIMIT_PER_MINUTE: '100000' });
+    t = await startTenantServer({
+      API_HOSTS: 'api.example',
+      HEADERS_TIMEOUT_MS: '1000',
+      REQUEST_TIMEOUT_MS: '1500',
+      SBOM_REQUEST_TIMEOUT_MS: '1500',
+      RATE_LIMIT_PER_MINUTE: '100000',
+    });
   });
   after(async () => t?.stop());
 
@@ -157,8 +210,16 @@ describe('generated bad requests (server process, raw sockets)', () => {
     assert.deepEqual(failures.slice(0, 5), [], `${failures.length} of ${sent} broke the contract`);
     assert.ok(sent >= Math.min(COUNT, 200), `only ${sent} sent within the time budget`);
     // The generator reaches every layer: parser, router, auth, body checks and the handlers.
-    for (const status of [201, 400, 401, 404, 405, 415, 422, 431]) assert.ok(statuses.has(status), `no ${status} among ${JSON.stringify([...statuses])}`);
+    for (const status of [201, 400, 401, 404, 405, 415, 422, 431])
+      assert.ok(statuses.has(status), `no ${status} among ${JSON.stringify([...statuses])}`);
     assert.equal((await fetch(`${t.server.url}/healthz`)).status, 200, 'the process is still up');
-    assert.equal(/"level":50/.test(t.server.logs()), false, t.server.logs().split('\n').find((l) => l.includes('"level":50')));
+    assert.equal(
+      /"level":50/.test(t.server.logs()),
+      false,
+      t.server
+        .logs()
+        .split('\n')
+        .find((l) => l.includes('"level":50')),
+    );
   });
 });

@@ -4,7 +4,11 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { useHarness } from '../helpers/app.js';
 
 describe('OpenAPI document and console', () => {
-  const harness = useHarness({ PRODUCTION_URL: 'https://api.cra.example.eu/', API_HOSTS: 'cra.internal', PUBLIC_URL: 'https://cra.example.eu/' });
+  const harness = useHarness({
+    PRODUCTION_URL: 'https://api.cra.example.eu/',
+    API_HOSTS: 'cra.internal',
+    PUBLIC_URL: 'https://cra.example.eu/',
+  });
 
   async function fetchDocument(host = 'cra.internal:8080', headers: Record<string, string> = {}) {
     const res = await harness().app.inject({ method: 'GET', url: '/swagger/openapi.json', headers: { host, ...headers } });
@@ -22,15 +26,18 @@ describe('OpenAPI document and console', () => {
 
   it('lists this instance (scheme and host of the request) and production, both with the full prefix', async () => {
     const doc = (await fetchDocument('cra.internal:8080')).json();
-    assert.deepEqual(doc.servers.map((s: { url: string }) => s.url), [
-      'http://cra.internal:8080/api/v1/external',
-      'https://api.cra.example.eu/api/v1/external',
-    ]);
+    assert.deepEqual(
+      doc.servers.map((s: { url: string }) => s.url),
+      ['http://cra.internal:8080/api/v1/external', 'https://api.cra.example.eu/api/v1/external'],
+    );
   });
 
-  it("lists this instance only under one of its own names: PUBLIC_URL, API_HOSTS, loopback; never another Host", async () => {
+  it('lists this instance only under one of its own names: PUBLIC_URL, API_HOSTS, loopback; never another Host', async () => {
     const servers = async (host: string) => (await fetchDocument(host)).json().servers.map((s: { url: string }) => s.url);
-    assert.deepEqual(await servers('cra.example.eu'), ['http://cra.example.eu/api/v1/external', 'https://api.cra.example.eu/api/v1/external']);
+    assert.deepEqual(await servers('cra.example.eu'), [
+      'http://cra.example.eu/api/v1/external',
+      'https://api.cra.example.eu/api/v1/external',
+    ]);
     for (const host of ['localhost:8080', '127.0.0.1:8080', '[::1]:8080', 'CRA.INTERNAL']) {
       assert.equal((await servers(host)).length, 2, host);
     }
@@ -62,7 +69,11 @@ describe('OpenAPI document and console', () => {
       assert.deepEqual(op.security, [{ ApiKeyHeader: [] }, { BearerAuth: [] }], `${method} ${path}`);
       assert.match(op.description, /scope `[a-z]+:(read|write)`/, `${method} ${path} names its scope`);
       for (const status of ['401', '403', '405', '429']) {
-        assert.equal(op.responses[status]?.content?.['application/json']?.schema?.$ref, '#/components/schemas/Error', `${method} ${path} ${status}`);
+        assert.equal(
+          op.responses[status]?.content?.['application/json']?.schema?.$ref,
+          '#/components/schemas/Error',
+          `${method} ${path} ${status}`,
+        );
       }
       assert.ok(op.responses['429'].headers['Retry-After']);
     }
@@ -74,7 +85,10 @@ describe('OpenAPI document and console', () => {
   it('keeps short forms, 405 answers and infrastructure routes out of the document', async () => {
     const doc = (await fetchDocument()).json();
     const paths = Object.keys(doc.paths);
-    assert.ok(paths.every((p) => !/^\/(v1|swagger|docs|healthz|readyz)/.test(p)), paths.join(','));
+    assert.ok(
+      paths.every((p) => !/^\/(v1|swagger|docs|healthz|readyz)/.test(p)),
+      paths.join(','),
+    );
     for (const item of Object.values(doc.paths as Record<string, Record<string, unknown>>)) {
       assert.equal(Object.keys(item).length, 1, 'one method per path');
     }

@@ -101,8 +101,9 @@ describe('rate limiting over HTTP', () => {
 
   it('limits failed authentications per client address', async () => {
     const h = harness();
-    const t = await h.tenant('rl-d', ['products:read']);
-    const from = (ip: string, key?: string) => h.app.inject({ method: 'GET', url: URL, remoteAddress: ip, headers: key ? { 'x-cra-api-key': key } : {} });
+    const _t = await h.tenant('rl-d', ['products:read']);
+    const from = (ip: string, key?: string) =>
+      h.app.inject({ method: 'GET', url: URL, remoteAddress: ip, headers: key ? { 'x-cra-api-key': key } : {} });
     for (let i = 0; i < 4; i++) assert.equal((await from('10.9.9.9', 'cra_wrong')).statusCode, 401);
     const blocked = await from('10.9.9.9', 'cra_wrong');
     assert.equal(blocked.statusCode, 429);
@@ -136,15 +137,26 @@ describe('addresses blocked for failed authentication', () => {
     const memory = new MemoryRateLimitStore(() => now);
     const asked: string[] = [];
     const store: RateLimitStore = {
-      consume: (bucket, limit, windowMs) => (asked.push(bucket), memory.consume(bucket, limit, windowMs)),
+      consume: (bucket, limit, windowMs) => {
+        asked.push(bucket);
+        return memory.consume(bucket, limit, windowMs);
+      },
       health: () => memory.health(),
       close: () => memory.close(),
     };
     const app = Fastify();
-    const auth = registerAuth(app, { authenticate: async () => null, store, perKeyPerMinute: 10, failuresPerAddressPerMinute: 1, now: () => now, maxBlockedAddresses });
+    const auth = registerAuth(app, {
+      authenticate: async () => null,
+      store,
+      perKeyPerMinute: 10,
+      failuresPerAddressPerMinute: 1,
+      now: () => now,
+      maxBlockedAddresses,
+    });
     app.get('/op', { config: { scope: 'products:read' } }, async () => ({}));
     await app.ready();
-    const fail = async (ip: string) => (await app.inject({ method: 'GET', url: '/op', remoteAddress: ip, headers: { 'x-cra-api-key': 'cra_bad' } })).statusCode;
+    const fail = async (ip: string) =>
+      (await app.inject({ method: 'GET', url: '/op', remoteAddress: ip, headers: { 'x-cra-api-key': 'cra_bad' } })).statusCode;
     return { app, auth, asked, fail, advance: (ms: number) => (now += ms) };
   }
 
@@ -168,10 +180,14 @@ describe('addresses blocked for failed authentication', () => {
 
   it('drop expired entries first when the bound is reached', async () => {
     const { app, auth, fail, advance } = await authApp(10);
-    for (let i = 0; i < 10; i++) await fail(`10.2.0.${i}`), await fail(`10.2.0.${i}`);
+    for (let i = 0; i < 10; i++) {
+      await fail(`10.2.0.${i}`);
+      await fail(`10.2.0.${i}`);
+    }
     assert.equal(auth.blockedAddresses(), 10);
     advance(61_000);
-    await fail('10.2.1.1'), await fail('10.2.1.1');
+    await fail('10.2.1.1');
+    await fail('10.2.1.1');
     assert.equal(auth.blockedAddresses(), 1, 'the ten expired blocks were swept');
     await app.close();
   });

@@ -9,7 +9,7 @@ import { startPrivateRedis, type PrivateRedis } from '../helpers/services.js';
 const skip = TEST_BACKEND !== 'postgres';
 
 describe('Redis sliding window', { skip }, () => {
-  it('has the in-process store\'s exact semantics', async () => {
+  it("has the in-process store's exact semantics", async () => {
     let now = 5_000_000;
     const store = new RedisRateLimitStore(TEST_REDIS_URL, { keyPrefix: `t:${randomUUID()}:`, now: () => now });
     await store.waitUntilReady();
@@ -35,8 +35,15 @@ describe('Redis sliding window', { skip }, () => {
     try {
       const decisions = await Promise.all(Array.from({ length: 300 }, (_, i) => instances[i % 3]!.consume('shared', 100, 60_000)));
       assert.equal(decisions.filter((d) => d.allowed).length, 100);
-      const remaining = decisions.filter((d) => d.allowed).map((d) => d.remaining).sort((a, b) => a - b);
-      assert.deepEqual(remaining, Array.from({ length: 100 }, (_, i) => i), 'each slot handed out once');
+      const remaining = decisions
+        .filter((d) => d.allowed)
+        .map((d) => d.remaining)
+        .sort((a, b) => a - b);
+      assert.deepEqual(
+        remaining,
+        Array.from({ length: 100 }, (_, i) => i),
+        'each slot handed out once',
+      );
       assert.ok(decisions.filter((d) => !d.allowed).every((d) => d.retryAfterSeconds >= 59 && d.retryAfterSeconds <= 60));
     } finally {
       await Promise.all(instances.map((s) => s.close()));

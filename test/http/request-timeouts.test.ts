@@ -13,7 +13,11 @@ const SBOM_MS = 2500;
 describe('request deadlines (server process, raw sockets)', () => {
   let t: TenantServer;
   before(async () => {
-    t = await startTenantServer({ HEADERS_TIMEOUT_MS: String(HEADERS_MS), REQUEST_TIMEOUT_MS: String(REQUEST_MS), SBOM_REQUEST_TIMEOUT_MS: String(SBOM_MS) });
+    t = await startTenantServer({
+      HEADERS_TIMEOUT_MS: String(HEADERS_MS),
+      REQUEST_TIMEOUT_MS: String(REQUEST_MS),
+      SBOM_REQUEST_TIMEOUT_MS: String(SBOM_MS),
+    });
   });
   after(async () => t?.stop());
 
@@ -29,15 +33,27 @@ describe('request deadlines (server process, raw sockets)', () => {
   }
 
   it('headers that never end: 408 at the headers deadline', async () => {
-    assertCutOff(await rawRequest(t.server.port, 'GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Slow: a', { timeoutMs: 5000 }), HEADERS_MS, 'slow headers');
+    assertCutOff(
+      await rawRequest(t.server.port, 'GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Slow: a', { timeoutMs: 5000 }),
+      HEADERS_MS,
+      'slow headers',
+    );
   });
 
   it('a body shorter than its Content-Length: 408 at the request deadline', async () => {
-    assertCutOff(await rawRequest(t.server.port, `${incidentHead('Content-Length: 100\r\n')}{"descr`, { timeoutMs: 5000 }), REQUEST_MS, 'short body');
+    assertCutOff(
+      await rawRequest(t.server.port, `${incidentHead('Content-Length: 100\r\n')}{"descr`, { timeoutMs: 5000 }),
+      REQUEST_MS,
+      'short body',
+    );
   });
 
   it('a chunked body that never ends: 408 at the request deadline', async () => {
-    assertCutOff(await rawRequest(t.server.port, `${incidentHead('Transfer-Encoding: chunked\r\n')}5\r\n{"des\r\n`, { timeoutMs: 5000 }), REQUEST_MS, 'endless chunks');
+    assertCutOff(
+      await rawRequest(t.server.port, `${incidentHead('Transfer-Encoding: chunked\r\n')}5\r\n{"des\r\n`, { timeoutMs: 5000 }),
+      REQUEST_MS,
+      'endless chunks',
+    );
   });
 
   it('SBOM ingest has its longer deadline: a slow upload within it succeeds, a stalled one is cut at it', async () => {
@@ -46,7 +62,10 @@ describe('request deadlines (server process, raw sockets)', () => {
     const pieces = Array.from({ length: 6 }, (_, i) => document.slice((i * document.length) / 6, ((i + 1) * document.length) / 6));
     const slow = await rawRequest(t.server.port, sbomHead(Buffer.byteLength(document)), {
       timeoutMs: 8000,
-      then: (socket) => pieces.forEach((piece, i) => setTimeout(() => socket.write(piece), 250 * (i + 1))),
+      // biome-ignore lint/suspicious/noThenProperty: rawRequest's option for what to do once connected
+      then: (socket) => {
+        for (const [i, piece] of pieces.entries()) setTimeout(() => socket.write(piece), 250 * (i + 1));
+      },
     });
     assert.equal(slow.status, 201, slow.body);
     assert.ok(slow.elapsedMs > REQUEST_MS);
@@ -55,6 +74,13 @@ describe('request deadlines (server process, raw sockets)', () => {
   });
 
   it('logged no internal error for any of it', () => {
-    assert.equal(/"level":50/.test(t.server.logs()), false, t.server.logs().split('\n').find((l) => l.includes('"level":50')));
+    assert.equal(
+      /"level":50/.test(t.server.logs()),
+      false,
+      t.server
+        .logs()
+        .split('\n')
+        .find((l) => l.includes('"level":50')),
+    );
   });
 });

@@ -28,7 +28,11 @@ describe('confidential fields never leave through the API', () => {
     await h.products.addProduct('acme', 'RTR-2', { name: 'Router' });
     // The markers are in place BEFORE the later registry entries are written (intake mode change,
     // a case opened from a signal that carries reporter data), so those entries could leak them.
-    const markReporters = () => h.database.db.updateTable('signals').set({ reporter_name: 'REPORTER-NAME-MARK', reporter_contact: 'reporter-contact@mark.test' }).execute();
+    const markReporters = () =>
+      h.database.db
+        .updateTable('signals')
+        .set({ reporter_name: 'REPORTER-NAME-MARK', reporter_contact: 'reporter-contact@mark.test' })
+        .execute();
     await postIncident(h, acme.key, { description: 'case mode report', sku: 'RTR-2' });
     await markReporters();
     await h.orgs.setIntakeMode('acme', 'signal');
@@ -39,8 +43,15 @@ describe('confidential fields never leave through the API', () => {
   });
 
   it('the data really is in the database', async () => {
-    const signals = await h.database.db.selectFrom('signals').select(['reporter_name', 'reporter_contact']).where('org_id', '=', acme.orgId).execute();
-    assert.ok(signals.length >= 2 && signals.every((s) => s.reporter_name === 'REPORTER-NAME-MARK' && s.reporter_contact === 'reporter-contact@mark.test'));
+    const signals = await h.database.db
+      .selectFrom('signals')
+      .select(['reporter_name', 'reporter_contact'])
+      .where('org_id', '=', acme.orgId)
+      .execute();
+    assert.ok(
+      signals.length >= 2 &&
+        signals.every((s) => s.reporter_name === 'REPORTER-NAME-MARK' && s.reporter_contact === 'reporter-contact@mark.test'),
+    );
     const cases = await h.database.db.selectFrom('cases').select('notes').where('org_id', '=', acme.orgId).execute();
     assert.ok(cases.length === 2 && cases.every((c) => c.notes === 'VAULT-NOTE-MARK'));
   });
@@ -48,7 +59,12 @@ describe('confidential fields never leave through the API', () => {
   it('no API response, success or error, contains it', async () => {
     const calls = [
       // Reporter fields sent by a client are unknown fields: dropped, never stored or registered.
-      postIncident(h, acme.key, { description: 'another', sku: 'RTR-2', reporter_name: 'REPORTER-NAME-MARK', reporter_contact: 'reporter-contact@mark.test' }),
+      postIncident(h, acme.key, {
+        description: 'another',
+        sku: 'RTR-2',
+        reporter_name: 'REPORTER-NAME-MARK',
+        reporter_contact: 'reporter-contact@mark.test',
+      }),
       postIncident(h, acme.key, { title: 'no description' }),
       h.request({ method: 'GET', url: '/api/v1/external/products', key: acme.key }),
       h.request({ method: 'GET', url: SCORE_URL, key: acme.key }),
@@ -56,18 +72,28 @@ describe('confidential fields never leave through the API', () => {
       h.request({ method: 'GET', url: '/swagger/openapi.json' }),
     ];
     const responses = await Promise.all(calls);
-    assert.deepEqual(responses.map((r) => r.statusCode), [201, 422, 200, 200, 405, 200]);
+    assert.deepEqual(
+      responses.map((r) => r.statusCode),
+      [201, 422, 200, 200, 405, 200],
+    );
     const score = responses[3]!.json();
     assert.equal(score.active_timers.length, 2, 'the cases with notes are among the timers');
-    responses.forEach((r, i) => assertClean(`call ${i}`, r.body));
+    for (const [i, r] of responses.entries()) assertClean(`call ${i}`, r.body);
     assert.ok(!responses[5]!.body.includes('reporter'), 'the OpenAPI document names no reporter field');
     assert.ok(!responses[5]!.body.includes('notes'), 'the OpenAPI document names no notes field');
   });
 
   it('registry entries carry no reporter data or notes either', async () => {
-    const entries = await h.database.db.selectFrom('registry_entries').select(['action', 'details']).where('org_id', '=', acme.orgId).execute();
+    const entries = await h.database.db
+      .selectFrom('registry_entries')
+      .select(['action', 'details'])
+      .where('org_id', '=', acme.orgId)
+      .execute();
     const actions = entries.map((e) => e.action);
-    assert.ok(actions.includes('case.opened') && actions.filter((a) => a === 'signal.received').length === 3, 'written after the markers were set');
+    assert.ok(
+      actions.includes('case.opened') && actions.filter((a) => a === 'signal.received').length === 3,
+      'written after the markers were set',
+    );
     for (const e of entries) assertClean('registry', e.details);
   });
 });
@@ -103,7 +129,15 @@ describe('response schemas are an allow-list', () => {
         open_incidents: 1,
         generated_at: '2026-11-22T10:00:00.000Z',
         reporter_name: 'REPORTER-NAME-MARK',
-        active_timers: [{ incident_number: 1, title: 't', early_warning_deadline: '2026-11-23T10:00:00.000Z', full_notification_deadline: '2026-11-25T10:00:00.000Z', notes: 'VAULT-NOTE-MARK' }],
+        active_timers: [
+          {
+            incident_number: 1,
+            title: 't',
+            early_warning_deadline: '2026-11-23T10:00:00.000Z',
+            full_notification_deadline: '2026-11-25T10:00:00.000Z',
+            notes: 'VAULT-NOTE-MARK',
+          },
+        ],
       }),
     } as unknown as ComplianceService;
     createIncidentRoute(app, { incidents, maxBytes: 65_536 });
@@ -113,7 +147,12 @@ describe('response schemas are an allow-list', () => {
   after(() => app.close());
 
   it('drops fields outside IncidentCreated and ComplianceScore', async () => {
-    const created = await app.inject({ method: 'POST', url: '/incidents', headers: { 'content-type': 'application/json' }, payload: '{"description":"x"}' });
+    const created = await app.inject({
+      method: 'POST',
+      url: '/incidents',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"description":"x"}',
+    });
     assert.equal(created.statusCode, 201);
     assertClean('IncidentCreated', created.body);
     assert.equal(created.json().incident_number, 1);

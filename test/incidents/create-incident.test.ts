@@ -32,7 +32,8 @@ describe('POST /incidents', () => {
   let acme: Tenant;
   let router: { id: string };
   const teardown = suiteTeardown();
-  const signals = () => h.database.db.selectFrom('signals').selectAll().where('org_id', '=', acme.orgId).orderBy('incident_number').execute();
+  const signals = () =>
+    h.database.db.selectFrom('signals').selectAll().where('org_id', '=', acme.orgId).orderBy('incident_number').execute();
   const lastSignal = async () => (await signals()).at(-1)!;
 
   before(async () => {
@@ -46,11 +47,23 @@ describe('POST /incidents', () => {
   describe('intake mode signal (default)', () => {
     it('registers an INCOMING signal: no case, no clock, null timestamps', async () => {
       const bot = await acme.keyFor(['incidents:write'], 'scanner-bot');
-      const res = await postIncident(h, bot, { description: 'Telnet open on port 23', title: 'Open telnet', cve: 'CVE-2026-12345', sku: 'RTR-2' });
+      const res = await postIncident(h, bot, {
+        description: 'Telnet open on port 23',
+        title: 'Open telnet',
+        cve: 'CVE-2026-12345',
+        sku: 'RTR-2',
+      });
       assert.equal(res.statusCode, 201, res.body);
       assert.match(res.headers['content-type'] as string, /^application\/json/);
       const body = res.json();
-      assert.deepEqual(Object.keys(body).sort(), ['awareness_timestamp', 'early_warning_deadline', 'full_notification_deadline', 'id', 'incident_number', 'status']);
+      assert.deepEqual(Object.keys(body).sort(), [
+        'awareness_timestamp',
+        'early_warning_deadline',
+        'full_notification_deadline',
+        'id',
+        'incident_number',
+        'status',
+      ]);
       assert.match(body.id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
       assert.equal(body.incident_number, 1);
       assert.equal(body.status, 'INCOMING');
@@ -72,12 +85,22 @@ describe('POST /incidents', () => {
 
     it('appends signal.received to the registry, without the report text or reporter data', async () => {
       const res = await postIncident(h, acme.key, { description: 'SECRET-DESCRIPTION-TEXT', sku: 'RTR-2' });
-      const entries = await h.database.db.selectFrom('registry_entries').selectAll().where('org_id', '=', acme.orgId).orderBy('seq').execute();
+      const entries = await h.database.db
+        .selectFrom('registry_entries')
+        .selectAll()
+        .where('org_id', '=', acme.orgId)
+        .orderBy('seq')
+        .execute();
       const last = entries.at(-1)!;
       assert.equal(last.action, 'signal.received');
       assert.equal(last.subject, `signal ${res.json().incident_number}`);
       assert.match(last.actor, /^api:/);
-      assert.deepEqual(JSON.parse(last.details), { cve: null, incident_number: res.json().incident_number, intake_mode: 'signal', product_sku: 'RTR-2' });
+      assert.deepEqual(JSON.parse(last.details), {
+        cve: null,
+        incident_number: res.json().incident_number,
+        intake_mode: 'signal',
+        product_sku: 'RTR-2',
+      });
       assert.ok(!last.details.includes('SECRET-DESCRIPTION-TEXT'));
     });
   });
@@ -106,7 +129,9 @@ describe('POST /incidents', () => {
       assert.equal(kase.status, 'open');
       assert.equal(kase.title, 'Exploited in the wild');
       assert.equal(kase.aware_at, body.awareness_timestamp);
-      const actions = (await h.database.db.selectFrom('registry_entries').select('action').where('org_id', '=', lab.orgId).orderBy('seq').execute()).map((e) => e.action);
+      const actions = (
+        await h.database.db.selectFrom('registry_entries').select('action').where('org_id', '=', lab.orgId).orderBy('seq').execute()
+      ).map((e) => e.action);
       assert.deepEqual(actions.slice(-2), ['signal.received', 'case.opened']);
     });
 
@@ -205,7 +230,8 @@ describe('POST /incidents', () => {
     });
 
     it('422 for a cve that is not CVE-YYYY-NNNN…', async () => {
-      for (const cve of ['cve-2026-1234', 'CVE-26-1234', 'CVE-2026-123', 'CVE-2026-12345 ', 'x CVE-2026-1234']) await expect422({ description: 'ok', cve }, ['/cve']);
+      for (const cve of ['cve-2026-1234', 'CVE-26-1234', 'CVE-2026-123', 'CVE-2026-12345 ', 'x CVE-2026-1234'])
+        await expect422({ description: 'ok', cve }, ['/cve']);
       const ok = await postIncident(h, acme.key, { description: 'ok', cve: 'CVE-2026-1234567' });
       assert.equal(ok.statusCode, 201);
     });
@@ -221,7 +247,13 @@ describe('POST /incidents', () => {
     });
 
     it('400 invalid_json for unparseable JSON and for prototype-poisoning keys', async () => {
-      for (const body of ['{"description": "x"', '{description: "x"}', '{"__proto__":{}}', '{"description":"x","__proto__":{"polluted":true}}', '{"constructor":{"prototype":{"polluted":true}}}']) {
+      for (const body of [
+        '{"description": "x"',
+        '{description: "x"}',
+        '{"__proto__":{}}',
+        '{"description":"x","__proto__":{"polluted":true}}',
+        '{"constructor":{"prototype":{"polluted":true}}}',
+      ]) {
         const res = await postIncident(h, acme.key, body);
         assert.equal(res.statusCode, 400, `${body} → ${res.body}`);
         assert.equal(res.json().code, 'invalid_json');
@@ -243,7 +275,12 @@ describe('POST /incidents', () => {
         assert.equal(res.statusCode, 415, type);
         assert.equal(res.json().code, 'unsupported_media_type');
       }
-      const none = await h.app.inject({ method: 'POST', url: INCIDENTS_URL, headers: { 'x-cra-api-key': acme.key }, payload: Buffer.from('{"description":"x"}') });
+      const none = await h.app.inject({
+        method: 'POST',
+        url: INCIDENTS_URL,
+        headers: { 'x-cra-api-key': acme.key },
+        payload: Buffer.from('{"description":"x"}'),
+      });
       assert.equal(none.statusCode, 415);
       assert.equal(none.json().code, 'unsupported_media_type');
     });
@@ -288,7 +325,13 @@ describe('POST /incidents', () => {
     });
     assert.equal(res.statusCode, 201, res.body);
     assert.equal(res.json().incident_number, count + 1);
-    const elsewhere = await h.request({ method: 'POST', url: '/v1/incidents', key: acme.key, headers: { host: 'other.example.test', 'content-type': 'application/json' }, payload: '{"description":"x"}' });
+    const elsewhere = await h.request({
+      method: 'POST',
+      url: '/v1/incidents',
+      key: acme.key,
+      headers: { host: 'other.example.test', 'content-type': 'application/json' },
+      payload: '{"description":"x"}',
+    });
     assert.equal(elsewhere.statusCode, 404);
   });
 });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { buildApp } from '../../src/app.js';
 import { createServices } from '../../src/services.js';
 import { openDatabase } from '../../src/db/index.js';
@@ -24,12 +24,17 @@ describe('incident numbering under concurrency', () => {
   });
 
   const storedNumbers = async (orgId: string, table: 'signals' | 'cases') =>
-    (await h.database.db.selectFrom(table).select('incident_number').where('org_id', '=', orgId).orderBy('incident_number').execute()).map((r) => r.incident_number);
+    (await h.database.db.selectFrom(table).select('incident_number').where('org_id', '=', orgId).orderBy('incident_number').execute()).map(
+      (r) => r.incident_number,
+    );
 
   it(`${N} concurrent injected requests get exactly 1..${N}`, async () => {
     const t = await h.tenant('race-inject', ['incidents:write']);
     const responses = await Promise.all(oneToN(N).map((i) => postIncident(h, t.key, { description: `report ${i}` })));
-    assert.ok(responses.every((r) => r.statusCode === 201), responses.find((r) => r.statusCode !== 201)?.body);
+    assert.ok(
+      responses.every((r) => r.statusCode === 201),
+      responses.find((r) => r.statusCode !== 201)?.body,
+    );
     assert.deepEqual(sorted(responses.map((r) => r.json().incident_number)), oneToN(N));
     assert.deepEqual(await storedNumbers(t.orgId, 'signals'), oneToN(N));
     const registry = await verifyRegistry(h.database, t.orgId);
@@ -42,7 +47,8 @@ describe('incident numbering under concurrency', () => {
     const b = await h.tenant('race-b', ['incidents:write'], { intakeMode: 'case' });
     const requests = oneToN(200).map((i) => postIncident(h, i % 2 ? a.key : b.key, { description: `report ${i}` }));
     const responses = await Promise.all(requests);
-    const numbersOf = (key: string) => responses.filter((_, i) => (i % 2 === 0 ? a.key : b.key) === key).map((r) => r.json().incident_number);
+    const numbersOf = (key: string) =>
+      responses.filter((_, i) => (i % 2 === 0 ? a.key : b.key) === key).map((r) => r.json().incident_number);
     assert.deepEqual(sorted(numbersOf(a.key)), oneToN(100));
     assert.deepEqual(sorted(numbersOf(b.key)), oneToN(100));
     assert.deepEqual(await storedNumbers(b.orgId, 'cases'), oneToN(100));
@@ -62,7 +68,10 @@ describe('incident numbering under concurrency', () => {
         return { status: res.status, body: (await res.json()) as { incident_number: number } };
       }),
     );
-    assert.ok(responses.every((r) => r.status === 201), JSON.stringify(responses.find((r) => r.status !== 201)));
+    assert.ok(
+      responses.every((r) => r.status === 201),
+      JSON.stringify(responses.find((r) => r.status !== 201)),
+    );
     assert.deepEqual(sorted(responses.map((r) => r.body.incident_number)), oneToN(N));
     assert.deepEqual(await storedNumbers(t.orgId, 'signals'), oneToN(N));
   });
@@ -70,20 +79,35 @@ describe('incident numbering under concurrency', () => {
   // Several instances share one database only on PostgreSQL (decisions §6); on SQLite one
   // process owns the file. Each instance here has its own connection pool, as separate
   // processes would; the organisation's row lock is all that orders them.
-  it('two server instances on one PostgreSQL database hand out 1..N together', { skip: TEST_BACKEND !== 'postgres' && 'PostgreSQL only' }, async () => {
+  it('two server instances on one PostgreSQL database hand out 1..N together', {
+    skip: TEST_BACKEND !== 'postgres' && 'PostgreSQL only',
+  }, async () => {
     const t = await h.tenant('race-instances', ['incidents:write']);
     const database = openDatabase(h.config.databaseUrl);
     const store = new MemoryRateLimitStore(() => h.clock.now().getTime());
-    const second = await buildApp({ config: h.config, services: createServices({ database, clock: h.clock.now }), rateLimitStore: store, logger: false });
+    const second = await buildApp({
+      config: h.config,
+      services: createServices({ database, clock: h.clock.now }),
+      rateLimitStore: store,
+      logger: false,
+    });
     teardown.after(async () => {
       await second.close();
       await store.close();
       await database.close();
     });
     const send = (app: typeof second, i: number) =>
-      app.inject({ method: 'POST', url: INCIDENTS_URL, headers: { 'content-type': 'application/json', 'x-cra-api-key': t.key }, payload: JSON.stringify({ description: `report ${i}` }) });
+      app.inject({
+        method: 'POST',
+        url: INCIDENTS_URL,
+        headers: { 'content-type': 'application/json', 'x-cra-api-key': t.key },
+        payload: JSON.stringify({ description: `report ${i}` }),
+      });
     const responses = await Promise.all(oneToN(N).map((i) => send(i % 2 ? h.app : second, i)));
-    assert.ok(responses.every((r) => r.statusCode === 201), responses.find((r) => r.statusCode !== 201)?.body);
+    assert.ok(
+      responses.every((r) => r.statusCode === 201),
+      responses.find((r) => r.statusCode !== 201)?.body,
+    );
     assert.deepEqual(sorted(responses.map((r) => r.json().incident_number)), oneToN(N));
     assert.deepEqual(await storedNumbers(t.orgId, 'signals'), oneToN(N));
     assert.equal((await verifyRegistry(h.database, t.orgId)).ok, true);

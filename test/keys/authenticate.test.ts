@@ -46,7 +46,12 @@ describe('the authenticator between commits', () => {
   it('checks expiry on every request, remembered or not', async () => {
     const h = harness();
     const t = await h.tenant('auth-expiry', ['products:read']);
-    const issued = await h.keys.createKey({ org: t.slug, name: 'short', scopes: ['products:read'], expiresAt: new Date(h.clock.now().getTime() + 60_000) });
+    const issued = await h.keys.createKey({
+      org: t.slug,
+      name: 'short',
+      scopes: ['products:read'],
+      expiresAt: new Date(h.clock.now().getTime() + 60_000),
+    });
     const { authenticate } = withToken(h.database);
     assert.ok(await authenticate(issued.secret));
     h.clock.advance(60_000);

@@ -44,10 +44,22 @@ describe('GET /products', () => {
     assert.match(res.headers['content-type'] as string, /^application\/json/);
     const body = res.json();
     assert.equal(body.count, 3);
-    assert.deepEqual(body.products.map((p: { sku: string }) => p.sku), ['CAM-1', 'OLD-1', 'RTR-2']);
+    assert.deepEqual(
+      body.products.map((p: { sku: string }) => p.sku),
+      ['CAM-1', 'OLD-1', 'RTR-2'],
+    );
     const router = body.products.find((p: { sku: string }) => p.sku === 'RTR-2');
     assert.deepEqual(Object.keys(router).sort(), [
-      'end_of_support', 'firmware_version', 'gtin', 'id', 'name', 'risk_level', 'sbom_components', 'sbom_status', 'sku', 'status',
+      'end_of_support',
+      'firmware_version',
+      'gtin',
+      'id',
+      'name',
+      'risk_level',
+      'sbom_components',
+      'sbom_status',
+      'sku',
+      'status',
     ]);
     assert.match(router.id, /^[0-9a-f-]{36}$/);
     assert.equal(router.gtin, '4006381333931', 'a GTIN-13 comes back as the 13 digits declared (decisions §2)');
@@ -66,9 +78,19 @@ describe('GET /products', () => {
   });
 
   it('keeps the GTIN unique and matched in its 14-digit form, whatever form was declared', async () => {
-    await assert.rejects(h.products.addProduct('acme', 'RTR-3', { name: 'Same GTIN, 14 digits', gtin: '04006381333931' }), /already has that SKU or GTIN/);
-    await assert.rejects(h.products.addProduct('acme', 'CAM-2', { name: 'Same GTIN-8, padded to 12', gtin: '000096385074' }), /already has that SKU or GTIN/);
-    const stored = await h.database.db.selectFrom('products').select(['gtin', 'gtin_declared']).where('sku', '=', 'RTR-2').executeTakeFirstOrThrow();
+    await assert.rejects(
+      h.products.addProduct('acme', 'RTR-3', { name: 'Same GTIN, 14 digits', gtin: '04006381333931' }),
+      /already has that SKU or GTIN/,
+    );
+    await assert.rejects(
+      h.products.addProduct('acme', 'CAM-2', { name: 'Same GTIN-8, padded to 12', gtin: '000096385074' }),
+      /already has that SKU or GTIN/,
+    );
+    const stored = await h.database.db
+      .selectFrom('products')
+      .select(['gtin', 'gtin_declared'])
+      .where('sku', '=', 'RTR-2')
+      .executeTakeFirstOrThrow();
     assert.deepEqual(stored, { gtin: '04006381333931', gtin_declared: '4006381333931' });
   });
 

@@ -77,7 +77,11 @@ describe('README walk-through', () => {
       // Each block runs with the exports of the blocks before it, and saves its own.
       const script = `set -eo pipefail\nsource ${JSON.stringify(state())}\n${block.script}\nexport -p > ${JSON.stringify(state())}\n`;
       const result = await bash(script, env);
-      assert.equal(result.code, 0, `README line ${block.line}:\n${block.script}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`);
+      assert.equal(
+        result.code,
+        0,
+        `README line ${block.line}:\n${block.script}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`,
+      );
     });
   }
 });

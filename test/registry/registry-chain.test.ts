@@ -9,7 +9,16 @@ function chain(n: number) {
   const entries = [];
   let prev = GENESIS_HASH;
   for (let seq = 1; seq <= n; seq++) {
-    const base = { org_id: 'o', seq, at: `2026-01-01T00:00:0${seq}.000Z`, actor: 'cli', action: 'x', subject: `s${seq}`, details: '{"n":1}', prev_hash: prev };
+    const base = {
+      org_id: 'o',
+      seq,
+      at: `2026-01-01T00:00:0${seq}.000Z`,
+      actor: 'cli',
+      action: 'x',
+      subject: `s${seq}`,
+      details: '{"n":1}',
+      prev_hash: prev,
+    };
     const hash = hashEntry(base);
     entries.push({ ...base, hash });
     prev = hash;
@@ -19,7 +28,7 @@ function chain(n: number) {
 
 function verify(entries: ReturnType<typeof chain>, head = { seq: entries.length, hash: entries.at(-1)?.hash ?? GENESIS_HASH }) {
   const v = new ChainVerifier();
-  entries.forEach((e) => v.push(e));
+  for (const e of entries) v.push(e);
   return v.finish(head);
 }
 
@@ -69,8 +78,14 @@ describe('registry on the database', () => {
     await h.products.addProduct('reg-a', 'P1', { name: 'P1' });
     const entries = [];
     for await (const e of listRegistry(h.database, a.orgId)) entries.push(e);
-    assert.deepEqual(entries.map((e) => e.action), ['org.created', 'key.created', 'product.added']);
-    assert.deepEqual(entries.map((e) => e.seq), [1, 2, 3]);
+    assert.deepEqual(
+      entries.map((e) => e.action),
+      ['org.created', 'key.created', 'product.added'],
+    );
+    assert.deepEqual(
+      entries.map((e) => e.seq),
+      [1, 2, 3],
+    );
     assert.equal(entries[0]!.prev_hash, GENESIS_HASH);
     assert.equal(entries[1]!.prev_hash, entries[0]!.hash);
     const keyEntry = JSON.parse(entries[1]!.details);
@@ -85,7 +100,9 @@ describe('registry on the database', () => {
     const org = await h.tenant('reg-c', ['products:read']);
     await Promise.all(
       Array.from({ length: 100 }, (_, i) =>
-        h.database.transaction((trx) => appendRegistryEntry(trx, org.orgId, { actor: 'test', action: 'test.event', subject: `n${i}` }, new Date().toISOString())),
+        h.database.transaction((trx) =>
+          appendRegistryEntry(trx, org.orgId, { actor: 'test', action: 'test.event', subject: `n${i}` }, new Date().toISOString()),
+        ),
       ),
     );
     const result = await verifyRegistry(h.database, org.orgId);

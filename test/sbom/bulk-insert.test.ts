@@ -31,20 +31,49 @@ describe(`Database.bulkInsert (${TEST_BACKEND})`, () => {
   async function revision(trx: Trx): Promise<string> {
     const releaseId = randomUUID();
     const at = new Date().toISOString();
-    await trx.insertInto('releases').values({ id: releaseId, org_id: orgId, product_id: productId, version: releaseId, created_at: at }).execute();
+    await trx
+      .insertInto('releases')
+      .values({ id: releaseId, org_id: orgId, product_id: productId, version: releaseId, created_at: at })
+      .execute();
     const id = randomUUID();
     await trx
       .insertInto('sbom_revisions')
-      .values({ id, org_id: orgId, product_id: productId, release_id: releaseId, revision: 1, format: 'cyclonedx', spec_version: '1.6', digest: id, components: 0, source: 'test', ingested_at: at })
+      .values({
+        id,
+        org_id: orgId,
+        product_id: productId,
+        release_id: releaseId,
+        revision: 1,
+        format: 'cyclonedx',
+        spec_version: '1.6',
+        digest: id,
+        components: 0,
+        source: 'test',
+        ingested_at: at,
+      })
       .execute();
     return id;
   }
 
   const values = (sbomId: string, rows: number) =>
-    Array.from({ length: rows }, (_, i) => [orgId, `${sbomId}/${String(i).padStart(5, '0')}`, `c-${i}`, i % 3 === 0 ? null : `1.${i}`, `pkg:npm/c-${i}`, 'library', i % 2 ? '["MIT"]' : null, `ref-${i}`]).flat();
+    Array.from({ length: rows }, (_, i) => [
+      orgId,
+      `${sbomId}/${String(i).padStart(5, '0')}`,
+      `c-${i}`,
+      i % 3 === 0 ? null : `1.${i}`,
+      `pkg:npm/c-${i}`,
+      'library',
+      i % 2 ? '["MIT"]' : null,
+      `ref-${i}`,
+    ]).flat();
 
   const stored = (sbomId: string) =>
-    database.db.selectFrom('components').select(['org_id', 'key', 'name', 'version', 'purl', 'type', 'licenses', 'ref']).where('key', 'like', `${sbomId}/%`).orderBy('key').execute();
+    database.db
+      .selectFrom('components')
+      .select(['org_id', 'key', 'name', 'version', 'purl', 'type', 'licenses', 'ref'])
+      .where('key', 'like', `${sbomId}/%`)
+      .orderBy('key')
+      .execute();
 
   it('stores every row, in chunks of any size, values in column order', async () => {
     // 2,500 rows: full chunks and a remainder made of several smaller statements.
@@ -56,7 +85,16 @@ describe(`Database.bulkInsert (${TEST_BACKEND})`, () => {
     const rows = await stored(sbomId);
     assert.equal(rows.length, 2_500);
     rows.forEach((row, i) => {
-      assert.deepEqual(row, { org_id: orgId, key: `${sbomId}/${String(i).padStart(5, '0')}`, name: `c-${i}`, version: i % 3 === 0 ? null : `1.${i}`, purl: `pkg:npm/c-${i}`, type: 'library', licenses: i % 2 ? '["MIT"]' : null, ref: `ref-${i}` });
+      assert.deepEqual(row, {
+        org_id: orgId,
+        key: `${sbomId}/${String(i).padStart(5, '0')}`,
+        name: `c-${i}`,
+        version: i % 3 === 0 ? null : `1.${i}`,
+        purl: `pkg:npm/c-${i}`,
+        type: 'library',
+        licenses: i % 2 ? '["MIT"]' : null,
+        ref: `ref-${i}`,
+      });
     });
   });
 

@@ -20,7 +20,13 @@ describe('SBOM ingest: errors', () => {
   });
 
   const post = (payload: unknown, contentType = 'application/json', sku = 'RTR-1') =>
-    h.request({ method: 'POST', url: url(sku), key: acme.key, headers: { 'content-type': contentType }, payload: typeof payload === 'string' || Buffer.isBuffer(payload) ? payload : JSON.stringify(payload) });
+    h.request({
+      method: 'POST',
+      url: url(sku),
+      key: acme.key,
+      headers: { 'content-type': contentType },
+      payload: typeof payload === 'string' || Buffer.isBuffer(payload) ? payload : JSON.stringify(payload),
+    });
 
   async function expectError(payload: unknown, status: number, code: string, paths?: string[]) {
     const res = await post(payload);
@@ -85,7 +91,9 @@ describe('SBOM ingest: errors', () => {
       const crypto = cycloneDx16(1);
       crypto.components[0].type = 'cryptographic-asset';
       assert.equal((await post(crypto)).statusCode, 201);
-      await expectError({ ...crypto, specVersion: '1.2', serialNumber: cycloneDx16(0).serialNumber }, 422, 'invalid_sbom', ['/components/0/type']);
+      await expectError({ ...crypto, specVersion: '1.2', serialNumber: cycloneDx16(0).serialNumber }, 422, 'invalid_sbom', [
+        '/components/0/type',
+      ]);
     });
   });
 
@@ -96,7 +104,12 @@ describe('SBOM ingest: errors', () => {
       delete doc.packages[1].downloadLocation;
       delete doc.creationInfo.created;
       delete doc.documentNamespace;
-      await expectError(doc, 422, 'invalid_sbom', ['/packages/0/name', '/packages/1/downloadLocation', '/creationInfo/created', '/documentNamespace']);
+      await expectError(doc, 422, 'invalid_sbom', [
+        '/packages/0/name',
+        '/packages/1/downloadLocation',
+        '/creationInfo/created',
+        '/documentNamespace',
+      ]);
     });
     it('SPDX 2.2 requires the licence and copyright fields 2.3 made optional', async () => {
       const doc = fixtureJson(SPDX22);
@@ -136,22 +149,39 @@ describe('SBOM ingest: errors', () => {
     });
     it('another JSON-LD context or SPDX version → unsupported_sbom_format', async () => {
       await expectError({ ...fixtureJson(SPDX3), '@context': 'https://schema.org/' }, 422, 'unsupported_sbom_format');
-      await expectError({ ...fixtureJson(SPDX3), '@context': 'https://spdx.org/rdf/3.1/spdx-context.jsonld' }, 422, 'unsupported_sbom_format');
+      await expectError(
+        { ...fixtureJson(SPDX3), '@context': 'https://spdx.org/rdf/3.1/spdx-context.jsonld' },
+        422,
+        'unsupported_sbom_format',
+      );
     });
   });
 
   describe('not an SBOM, not JSON', () => {
     it('JSON that is neither format → unsupported_sbom_format', async () => {
-      for (const doc of [{ hello: 'world' }, [1, 2], 'a string', 42, null]) await expectError(JSON.stringify(doc), 422, 'unsupported_sbom_format');
+      for (const doc of [{ hello: 'world' }, [1, 2], 'a string', 42, null])
+        await expectError(JSON.stringify(doc), 422, 'unsupported_sbom_format');
     });
     it('unparseable JSON, an empty body and prototype poisoning → 400 invalid_json', async () => {
       await expectError('{"bomFormat": "CycloneDX",', 400, 'invalid_json');
       await expectError('', 400, 'invalid_json');
       await expectError('{"bomFormat":"CycloneDX","specVersion":"1.6","__proto__":{"polluted":true}}', 400, 'invalid_json');
-      await expectError('{"bomFormat":"CycloneDX","specVersion":"1.6","components":[{"constructor":{"prototype":{"polluted":true}}}]}', 400, 'invalid_json');
+      await expectError(
+        '{"bomFormat":"CycloneDX","specVersion":"1.6","components":[{"constructor":{"prototype":{"polluted":true}}}]}',
+        400,
+        'invalid_json',
+      );
       // The same keys spelled with \u escapes.
-      await expectError('{"bomFormat":"CycloneDX","specVersion":"1.6","\\u005f\\u005fproto\\u005f\\u005f":{"polluted":true}}', 400, 'invalid_json');
-      await expectError('{"bomFormat":"CycloneDX","specVersion":"1.6","components":[{"\\u0063onstructor":{"prototype":{"polluted":true}}}]}', 400, 'invalid_json');
+      await expectError(
+        '{"bomFormat":"CycloneDX","specVersion":"1.6","\\u005f\\u005fproto\\u005f\\u005f":{"polluted":true}}',
+        400,
+        'invalid_json',
+      );
+      await expectError(
+        '{"bomFormat":"CycloneDX","specVersion":"1.6","components":[{"\\u0063onstructor":{"prototype":{"polluted":true}}}]}',
+        400,
+        'invalid_json',
+      );
       assert.equal(({} as Record<string, unknown>).polluted, undefined);
     });
     it('a body not sent as JSON → 415', async () => {
@@ -175,7 +205,13 @@ describe('SBOM ingest: errors', () => {
       const theirs = await post(cycloneDx16(1), 'application/json', 'THEIRS');
       assert.equal(theirs.statusCode, 404);
       assert.equal(theirs.json().code, 'product_not_found');
-      const mine = await h.request({ method: 'POST', url: url('THEIRS'), key: other.key, headers: { 'content-type': 'application/json' }, payload: JSON.stringify(cycloneDx16(1)) });
+      const mine = await h.request({
+        method: 'POST',
+        url: url('THEIRS'),
+        key: other.key,
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify(cycloneDx16(1)),
+      });
       assert.equal(mine.statusCode, 201);
     });
     it('archived product → 409 product_archived', async () => {
@@ -199,12 +235,24 @@ describe('SBOM ingest: size limit', () => {
   });
 
   it('413 payload_too_large over SBOM_MAX_BYTES; a document under it is accepted', async () => {
-    const big = await h.request({ method: 'POST', url: url('RTR-1'), key: acme.key, headers: { 'content-type': 'application/json' }, payload: fixtureBytes(LARAVEL) });
+    const big = await h.request({
+      method: 'POST',
+      url: url('RTR-1'),
+      key: acme.key,
+      headers: { 'content-type': 'application/json' },
+      payload: fixtureBytes(LARAVEL),
+    });
     assert.equal(big.statusCode, 413);
     assert.equal(big.json().code, 'payload_too_large');
     const small = JSON.stringify(cycloneDx16(2));
     assert.ok(small.length < 4096);
-    const ok = await h.request({ method: 'POST', url: url('RTR-1'), key: acme.key, headers: { 'content-type': 'application/json' }, payload: small });
+    const ok = await h.request({
+      method: 'POST',
+      url: url('RTR-1'),
+      key: acme.key,
+      headers: { 'content-type': 'application/json' },
+      payload: small,
+    });
     assert.equal(ok.statusCode, 201, ok.body);
   });
 });

@@ -10,7 +10,11 @@ import { FIXTURES, fixtureBytes, fixturePath } from './sbom-fixtures.js';
 
 const url = (sku: string) => `/api/v1/external/products/${sku}/sbom`;
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
-const skuOf = (file: string) => file.replace(/^.*\//, '').replace(/[^A-Za-z0-9.-]/g, '-').slice(0, 90);
+const skuOf = (file: string) =>
+  file
+    .replace(/^.*\//, '')
+    .replace(/[^A-Za-z0-9.-]/g, '-')
+    .slice(0, 90);
 // example7 names no version: with a firmware version the release is that, without one `unversioned`.
 const FIRMWARE = '7.7.7';
 
@@ -28,10 +32,25 @@ describe('SBOM ingest of the published fixtures through the API', () => {
   for (const f of FIXTURES) {
     it(`${f.file}: ${f.format} ${f.specVersion}, ${f.components} components, release ${f.release ?? FIRMWARE}`, async () => {
       const bytes = fixtureBytes(f.file);
-      const res = await h.request({ method: 'POST', url: url(skuOf(f.file)), key: acme.key, headers: { 'content-type': 'application/json' }, payload: bytes });
+      const res = await h.request({
+        method: 'POST',
+        url: url(skuOf(f.file)),
+        key: acme.key,
+        headers: { 'content-type': 'application/json' },
+        payload: bytes,
+      });
       assert.equal(res.statusCode, 201, res.body);
       const body = res.json();
-      assert.deepEqual(Object.keys(body).sort(), ['components', 'digest', 'format', 'ingested_at', 'product_sku', 'release_version', 'sbom_id', 'spec_version']);
+      assert.deepEqual(Object.keys(body).sort(), [
+        'components',
+        'digest',
+        'format',
+        'ingested_at',
+        'product_sku',
+        'release_version',
+        'sbom_id',
+        'spec_version',
+      ]);
       assert.equal(body.product_sku, skuOf(f.file));
       assert.equal(body.format, f.format);
       assert.equal(body.spec_version, f.specVersion);
@@ -46,20 +65,39 @@ describe('SBOM ingest of the published fixtures through the API', () => {
   }
 
   it('falls back to `unversioned` when neither the document nor the product names a version', async () => {
-    const res = await h.request({ method: 'POST', url: url('NO-FIRMWARE'), key: acme.key, headers: { 'content-type': 'application/spdx+json' }, payload: fixtureBytes('spdx/example7-spdx2.2-example7-bin.spdx.json') });
+    const res = await h.request({
+      method: 'POST',
+      url: url('NO-FIRMWARE'),
+      key: acme.key,
+      headers: { 'content-type': 'application/spdx+json' },
+      payload: fixtureBytes('spdx/example7-spdx2.2-example7-bin.spdx.json'),
+    });
     assert.equal(res.statusCode, 201, res.body);
     assert.equal(res.json().release_version, 'unversioned');
   });
 
   it('stores name, version, purl, type, licenses and ref per component', async () => {
-    const res = await h.request({ method: 'POST', url: url('NO-FIRMWARE'), key: acme.key, headers: { 'content-type': 'application/vnd.cyclonedx+json' }, payload: fixtureBytes('cyclonedx/laravel-7.12.0-bom.1.4.json') });
+    const res = await h.request({
+      method: 'POST',
+      url: url('NO-FIRMWARE'),
+      key: acme.key,
+      headers: { 'content-type': 'application/vnd.cyclonedx+json' },
+      payload: fixtureBytes('cyclonedx/laravel-7.12.0-bom.1.4.json'),
+    });
     assert.equal(res.statusCode, 201, res.body);
     const [first] = await componentsRepo.ofRevision(h.database.db, acme.orgId, res.json().sbom_id);
     assert.ok(first);
     // The laravel BOM's first component, as written in the file.
     assert.deepEqual(
       { name: first.name, version: first.version, purl: first.purl, type: first.type, licenses: first.licenses, ref: first.ref },
-      { name: 'stack-cors', version: '1.3.0', purl: 'pkg:composer/asm89/stack-cors@1.3.0', type: 'library', licenses: '["MIT"]', ref: 'asm89/stack-cors-1.3.0.0' },
+      {
+        name: 'stack-cors',
+        version: '1.3.0',
+        purl: 'pkg:composer/asm89/stack-cors@1.3.0',
+        type: 'library',
+        licenses: '["MIT"]',
+        ref: 'asm89/stack-cors-1.3.0.0',
+      },
     );
   });
 });

@@ -19,7 +19,11 @@ describe('SBOM ingest: revisions, duplicates, the catalogue, the registry', () =
   const post = (payload: string | Buffer, contentType = 'application/json') =>
     h.request({ method: 'POST', url: URL, key: acme.key, headers: { 'content-type': contentType }, payload });
   const revisionOf = async (sbomId: string) =>
-    (await h.database.db.selectFrom('sbom_revisions').select(['revision', 'release_id', 'source']).where('id', '=', sbomId).executeTakeFirstOrThrow());
+    await h.database.db
+      .selectFrom('sbom_revisions')
+      .select(['revision', 'release_id', 'source'])
+      .where('id', '=', sbomId)
+      .executeTakeFirstOrThrow();
   const productRow = async () => {
     const res = await h.request({ method: 'GET', url: '/api/v1/external/products', key: acme.key });
     return res.json().products.find((p: { sku: string }) => p.sku === 'RTR-1');
@@ -33,7 +37,10 @@ describe('SBOM ingest: revisions, duplicates, the catalogue, the registry', () =
     const again = await post(doc);
     assert.equal(again.statusCode, 200);
     assert.deepEqual(again.json(), first.json());
-    const count = await h.database.db.selectFrom('sbom_revisions').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const count = await h.database.db
+      .selectFrom('sbom_revisions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     assert.equal(Number(count.n), 1);
   });
 
@@ -103,7 +110,13 @@ describe('SBOM ingest: revisions, duplicates, the catalogue, the registry', () =
   });
 
   it('has no short form, even on a dedicated API host', async () => {
-    const res = await h.request({ method: 'POST', url: '/v1/products/RTR-1/sbom', key: acme.key, headers: { host: 'api.example.test', 'content-type': 'application/json' }, payload: JSON.stringify(cycloneDx16(1)) });
+    const res = await h.request({
+      method: 'POST',
+      url: '/v1/products/RTR-1/sbom',
+      key: acme.key,
+      headers: { host: 'api.example.test', 'content-type': 'application/json' },
+      payload: JSON.stringify(cycloneDx16(1)),
+    });
     assert.equal(res.statusCode, 404);
   });
 
@@ -113,8 +126,26 @@ describe('SBOM ingest: revisions, duplicates, the catalogue, the registry', () =
     assert.equal(op.operationId, 'ingestSbom');
     assert.deepEqual(op.security, [{ ApiKeyHeader: [] }, { BearerAuth: [] }]);
     assert.equal(op.parameters.find((p: { name: string }) => p.name === 'sku').in, 'path');
-    assert.deepEqual(Object.keys(op.requestBody.content).sort(), ['application/json', 'application/spdx+json', 'application/vnd.cyclonedx+json']);
-    assert.deepEqual(Object.keys(op.responses).sort(), ['200', '201', '400', '401', '403', '404', '405', '409', '413', '415', '422', '429', '503']);
+    assert.deepEqual(Object.keys(op.requestBody.content).sort(), [
+      'application/json',
+      'application/spdx+json',
+      'application/vnd.cyclonedx+json',
+    ]);
+    assert.deepEqual(Object.keys(op.responses).sort(), [
+      '200',
+      '201',
+      '400',
+      '401',
+      '403',
+      '404',
+      '405',
+      '409',
+      '413',
+      '415',
+      '422',
+      '429',
+      '503',
+    ]);
     assert.ok(JSON.stringify(op.responses['201']).includes('SbomIngested'));
     assert.ok(doc.components.schemas.SbomIngested);
   });

@@ -17,7 +17,13 @@ securitySuite({
   async tenancy(h, a, b) {
     // B cannot ingest into A's product, and A's catalogue entry stays as it was.
     const before = await h.products.listProducts(a.orgId);
-    const res = await h.request({ method: 'POST', url: '/api/v1/external/products/SEC-1/sbom', key: b.key, headers: { 'content-type': 'application/json' }, payload: JSON.stringify(cycloneDx16(9)) });
+    const res = await h.request({
+      method: 'POST',
+      url: '/api/v1/external/products/SEC-1/sbom',
+      key: b.key,
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify(cycloneDx16(9)),
+    });
     assert.equal(res.statusCode, 404);
     assert.equal(res.json().code, 'product_not_found');
     assert.deepEqual(await h.products.listProducts(a.orgId), before);

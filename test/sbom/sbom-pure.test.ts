@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
-import { AppError } from '../../src/errors.js';
+import type { AppError } from '../../src/errors.js';
 import { validateCycloneDx } from '../../src/sbom/cyclonedx-validator.js';
 import { detectFormat } from '../../src/sbom/detect-format.js';
 import { withSetEnums } from '../../src/sbom/large-enums.js';
@@ -11,12 +11,35 @@ import { cycloneDx16 } from './sbom-fixtures.js';
 
 describe('findDuplicate (linear uniqueItems)', () => {
   it('finds equal items whatever their key order, and only equal ones', () => {
-    assert.equal(findDuplicate([{ a: 1, b: [1, { x: 1, y: 2 }] }, { a: 1, b: [1, { x: 1, y: 3 }] }]), null);
-    assert.deepEqual(findDuplicate([{ a: 1, b: [1, { x: 1, y: 2 }] }, { c: 0 }, { b: [1, { y: 2, x: 1 }], a: 1 }]), { index: 2, firstIndex: 0 });
+    assert.equal(
+      findDuplicate([
+        { a: 1, b: [1, { x: 1, y: 2 }] },
+        { a: 1, b: [1, { x: 1, y: 3 }] },
+      ]),
+      null,
+    );
+    assert.deepEqual(findDuplicate([{ a: 1, b: [1, { x: 1, y: 2 }] }, { c: 0 }, { b: [1, { y: 2, x: 1 }], a: 1 }]), {
+      index: 2,
+      firstIndex: 0,
+    });
     assert.equal(findDuplicate([1, '1', true, 'true', null, 'null']), null);
     assert.deepEqual(findDuplicate(['a', 'b', 'a']), { index: 2, firstIndex: 0 });
-    assert.equal(findDuplicate([[1, 2], [2, 1]]), null, 'array order matters');
-    assert.equal(findDuplicate([{ 'a\u0000': 1, b: 2 }, { a: 1, '\u0000b': 2 }]), null, 'keys holding NUL do not collide');
+    assert.equal(
+      findDuplicate([
+        [1, 2],
+        [2, 1],
+      ]),
+      null,
+      'array order matters',
+    );
+    assert.equal(
+      findDuplicate([
+        { 'a\u0000': 1, b: 2 },
+        { a: 1, '\u0000b': 2 },
+      ]),
+      null,
+      'keys holding NUL do not collide',
+    );
   });
 
   it('agrees with pairwise deep equality on random arrays, small and large, deep and shallow', () => {
@@ -38,7 +61,8 @@ describe('findDuplicate (linear uniqueItems)', () => {
       return Object.fromEntries(keys.map((k) => [k, value(depth + 1)]));
     };
     const naive = (items: unknown[]) => {
-      for (let i = 1; i < items.length; i++) for (let j = 0; j < i; j++) if (isDeepStrictEqual(items[j], items[i])) return { index: i, firstIndex: j };
+      for (let i = 1; i < items.length; i++)
+        for (let j = 0; j < i; j++) if (isDeepStrictEqual(items[j], items[i])) return { index: i, firstIndex: j };
       return null;
     };
     let found = 0;
@@ -100,9 +124,17 @@ describe('detectFormat', () => {
     }
   };
   it('names format and version, or says why not', () => {
-    assert.deepEqual(detectFormat({ bomFormat: 'CycloneDX', specVersion: '1.7' }), { kind: 'cyclonedx', format: 'cyclonedx', specVersion: '1.7' });
+    assert.deepEqual(detectFormat({ bomFormat: 'CycloneDX', specVersion: '1.7' }), {
+      kind: 'cyclonedx',
+      format: 'cyclonedx',
+      specVersion: '1.7',
+    });
     assert.deepEqual(detectFormat({ spdxVersion: 'SPDX-2.2' }), { kind: 'spdx2', format: 'spdx', specVersion: '2.2' });
-    assert.deepEqual(detectFormat({ '@context': ['https://spdx.org/rdf/3.0.0/spdx-context.jsonld'] }), { kind: 'spdx3', format: 'spdx', specVersion: '3.0.0' });
+    assert.deepEqual(detectFormat({ '@context': ['https://spdx.org/rdf/3.0.0/spdx-context.jsonld'] }), {
+      kind: 'spdx3',
+      format: 'spdx',
+      specVersion: '3.0.0',
+    });
     assert.equal(code({ bomFormat: 'CycloneDX', specVersion: 1.4 }), 'invalid_sbom');
     assert.equal(code({ bomFormat: 'CycloneDX', specVersion: '1.0' }), 'unsupported_sbom_format');
     assert.equal(code({ spdxVersion: 'SPDX-3.0' }), 'unsupported_sbom_format');
@@ -112,7 +144,13 @@ describe('detectFormat', () => {
 
 describe('normaliseSpdx2', () => {
   it('treats DESCRIBES and DESCRIBED_BY relationships like documentDescribes', () => {
-    const pkg = (id: string, version?: string) => ({ SPDXID: id, name: id, versionInfo: version, licenseDeclared: 'MIT', licenseConcluded: 'NOASSERTION' });
+    const pkg = (id: string, version?: string) => ({
+      SPDXID: id,
+      name: id,
+      versionInfo: version,
+      licenseDeclared: 'MIT',
+      licenseConcluded: 'NOASSERTION',
+    });
     const doc = {
       packages: [pkg('SPDXRef-lib'), pkg('SPDXRef-app', '1.2'), pkg('SPDXRef-fw', '9')],
       relationships: [
@@ -122,6 +160,8 @@ describe('normaliseSpdx2', () => {
     };
     const result = normaliseSpdx2(doc);
     assert.equal(result.releaseVersion, '1.2');
-    assert.deepEqual(result.components, [{ name: 'SPDXRef-lib', version: null, purl: null, type: null, licenses: ['MIT'], ref: 'SPDXRef-lib' }]);
+    assert.deepEqual(result.components, [
+      { name: 'SPDXRef-lib', version: null, purl: null, type: null, licenses: ['MIT'], ref: 'SPDXRef-lib' },
+    ]);
   });
 });

@@ -14,7 +14,8 @@ describe('two instances on one PostgreSQL and one Redis', { skip: TEST_BACKEND !
   let drop: () => Promise<void>;
   const LIMIT = 150;
   const cli = (...args: string[]) => runCli(args, env);
-  const newKey = async (name: string, scopes: string) => (await cli('key', 'create', '--org', 'multi', '--name', name, '--scopes', scopes, '--json')).json().secret as string;
+  const newKey = async (name: string, scopes: string) =>
+    (await cli('key', 'create', '--org', 'multi', '--name', name, '--scopes', scopes, '--json')).json().secret as string;
 
   before(async () => {
     const db = await createEmptyDatabaseUrl();
@@ -43,8 +44,13 @@ describe('two instances on one PostgreSQL and one Redis', { skip: TEST_BACKEND !
     );
     const responses = await Promise.all(requests);
     assert.deepEqual(new Set(responses.map((r) => r.status)), new Set([201]));
-    const numbers = (await Promise.all(responses.map((r) => r.json() as Promise<{ incident_number: number }>))).map((b) => b.incident_number);
-    assert.deepEqual(numbers.sort((a, b) => a - b), Array.from({ length: 400 }, (_, i) => i + 1));
+    const numbers = (await Promise.all(responses.map((r) => r.json() as Promise<{ incident_number: number }>))).map(
+      (b) => b.incident_number,
+    );
+    assert.deepEqual(
+      numbers.sort((a, b) => a - b),
+      Array.from({ length: 400 }, (_, i) => i + 1),
+    );
     const verify = await cli('registry', 'verify', '--org', 'multi', '--json');
     assert.equal(verify.code, 0, verify.stdout);
     assert.equal(verify.json().ok, true);
@@ -53,7 +59,9 @@ describe('two instances on one PostgreSQL and one Redis', { skip: TEST_BACKEND !
   it('shares one rate-limit budget per key across instances', async () => {
     const key = await newKey('reader', 'products:read');
     const responses = await Promise.all(
-      Array.from({ length: LIMIT + 60 }, (_, i) => fetch(`${servers[i % 2]!.url}/api/v1/external/products`, { headers: { 'x-cra-api-key': key } })),
+      Array.from({ length: LIMIT + 60 }, (_, i) =>
+        fetch(`${servers[i % 2]!.url}/api/v1/external/products`, { headers: { 'x-cra-api-key': key } }),
+      ),
     );
     const statuses = responses.map((r) => r.status);
     assert.equal(statuses.filter((s) => s === 200).length, LIMIT);
@@ -65,9 +73,11 @@ describe('two instances on one PostgreSQL and one Redis', { skip: TEST_BACKEND !
 
   it('a revoked key stops working on every instance at once', async () => {
     const key = await newKey('to-revoke', 'products:read');
-    for (const s of servers) assert.equal((await fetch(`${s.url}/api/v1/external/products`, { headers: { 'x-cra-api-key': key } })).status, 200);
+    for (const s of servers)
+      assert.equal((await fetch(`${s.url}/api/v1/external/products`, { headers: { 'x-cra-api-key': key } })).status, 200);
     assert.equal((await cli('key', 'revoke', '--org', 'multi', '--name', 'to-revoke')).code, 0);
-    for (const s of servers) assert.equal((await fetch(`${s.url}/api/v1/external/products`, { headers: { 'x-cra-api-key': key } })).status, 401);
+    for (const s of servers)
+      assert.equal((await fetch(`${s.url}/api/v1/external/products`, { headers: { 'x-cra-api-key': key } })).status, 401);
   });
 
   it('keeps serving with per-instance limits while Redis is down, and says so on /readyz', async () => {

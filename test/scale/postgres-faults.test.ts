@@ -27,7 +27,8 @@ describe('PostgreSQL faults under write load', { skip: TEST_BACKEND !== 'postgre
   before(async () => {
     pg = await startPrivatePostgres();
     assert.equal((await runCli(['org', 'create', 'faults'], env())).code, 0);
-    const key = (await runCli(['key', 'create', '--org', 'faults', '--name', 'k', '--scopes', 'incidents:write', '--json'], env())).json().secret as string;
+    const key = (await runCli(['key', 'create', '--org', 'faults', '--name', 'k', '--scopes', 'incidents:write', '--json'], env())).json()
+      .secret as string;
     server = await startServer({ ...env(), LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '1000000' });
     load = startWriteLoad(server.url, key, 8);
     await load.nextSuccess();
@@ -52,11 +53,19 @@ describe('PostgreSQL faults under write load', { skip: TEST_BACKEND !== 'postgre
   }
 
   it('pg_ctl stop -m fast: 503 with Retry-After while down, writes resume by themselves', async () => {
-    await outage('stop -m fast', () => pg.stop('fast'), () => pg.start());
+    await outage(
+      'stop -m fast',
+      () => pg.stop('fast'),
+      () => pg.start(),
+    );
   });
 
   it('pg_ctl stop -m immediate (a crash): the same', async () => {
-    await outage('stop -m immediate', () => pg.stop('immediate'), () => pg.start());
+    await outage(
+      'stop -m immediate',
+      () => pg.stop('immediate'),
+      () => pg.start(),
+    );
   });
 
   it('kill -9 of the backends: the postmaster recovers, so does the server', async () => {
@@ -85,7 +94,10 @@ describe('PostgreSQL faults under write load', { skip: TEST_BACKEND !== 'postgre
 
   it('loses no acknowledged write, numbers stay gap-free, and the cause is logged once per outage', async () => {
     await load.stop();
-    const stored = pg.psql("select s.incident_number from signals s join organisations o on o.id = s.org_id where o.slug = 'faults'").split('\n').map(Number);
+    const stored = pg
+      .psql("select s.incident_number from signals s join organisations o on o.id = s.org_id where o.slug = 'faults'")
+      .split('\n')
+      .map(Number);
     assert.ok(load.acked.length > 0 && load.unavailable > 0);
     assertNothingLost(load.acked, stored);
     const verify = await runCli(['registry', 'verify', '--org', 'faults', '--json'], env());
@@ -136,7 +148,8 @@ describe('the server starts while PostgreSQL is down', { skip: TEST_BACKEND !== 
     }
     assert.equal(pg.psql("select count(*) from kysely_migration where name = '006-write-probe'", 'late'), '1');
     assert.equal((await runCli(['org', 'create', 'late'], env)).code, 0);
-    const key = (await runCli(['key', 'create', '--org', 'late', '--name', 'k', '--scopes', 'incidents:write', '--json'], env)).json().secret as string;
+    const key = (await runCli(['key', 'create', '--org', 'late', '--name', 'k', '--scopes', 'incidents:write', '--json'], env)).json()
+      .secret as string;
     assert.equal((await write(key)).status, 201);
     assert.equal(server.process.exitCode, null);
     assert.match(server.logs(), /cannot apply migrations yet/);

@@ -23,7 +23,8 @@ describe('SQLite on a full disk', { skip }, () => {
     disk = mountSmallDisk(8);
     env = { DATABASE_URL: `sqlite:${join(disk.dir, 'cra.db')}` };
     assert.equal((await runCli(['org', 'create', 'full'], env)).code, 0);
-    const key = (await runCli(['key', 'create', '--org', 'full', '--name', 'k', '--scopes', 'incidents:write', '--json'], env)).json().secret as string;
+    const key = (await runCli(['key', 'create', '--org', 'full', '--name', 'k', '--scopes', 'incidents:write', '--json'], env)).json()
+      .secret as string;
     server = await startServer({ ...env, LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '1000000' });
     load = startWriteLoad(server.url, key, 4);
     await load.nextSuccess();

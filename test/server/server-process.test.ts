@@ -63,7 +63,11 @@ describe('the server process', () => {
     assert.equal((await runCli(['key', 'revoke', '--org', 'proc', '--name', 'short-lived'], env)).code, 0);
     assert.equal((await products()).status, 401, 'the revocation at once');
     const rotated = await runCli(['key', 'rotate', '--org', 'proc', '--name', 'ci', '--json'], env);
-    assert.equal((await fetch(`${server.url}/api/v1/external/products`, { headers: { 'X-CRA-API-Key': secret } })).status, 401, 'the rotated-out secret at once');
+    assert.equal(
+      (await fetch(`${server.url}/api/v1/external/products`, { headers: { 'X-CRA-API-Key': secret } })).status,
+      401,
+      'the rotated-out secret at once',
+    );
     secret = rotated.json().secret;
     assert.equal((await fetch(`${server.url}/api/v1/external/products`, { headers: { 'X-CRA-API-Key': secret } })).status, 200);
   });
@@ -71,7 +75,9 @@ describe('the server process', () => {
   it('stops on SIGTERM after finishing what is in flight, exit code 0', async () => {
     const received = () => server.logs().split('incoming request').length - 1;
     const before = received();
-    const inFlight = Array.from({ length: 20 }, () => fetch(`${server.url}/api/v1/external/products`, { headers: { 'X-CRA-API-Key': secret } }));
+    const inFlight = Array.from({ length: 20 }, () =>
+      fetch(`${server.url}/api/v1/external/products`, { headers: { 'X-CRA-API-Key': secret } }),
+    );
     while (received() < before + 20) await new Promise((r) => setTimeout(r, 5));
     const stopping = Date.now();
     const code = await server.stop('SIGTERM');
@@ -88,6 +94,9 @@ describe('the server process', () => {
 describe('start-up errors', () => {
   it('refuses a bad configuration with a clear message and exit 1', async () => {
     await assert.rejects(startServer({ DATABASE_URL: 'mysql://nope', PORT: '0' }), /DATABASE_URL must start with sqlite: or postgres:\/\//);
-    await assert.rejects(startServer({ DATABASE_URL: 'sqlite::memory:', RATE_LIMIT_PER_MINUTE: 'lots' }), /RATE_LIMIT_PER_MINUTE must be a positive integer/);
+    await assert.rejects(
+      startServer({ DATABASE_URL: 'sqlite::memory:', RATE_LIMIT_PER_MINUTE: 'lots' }),
+      /RATE_LIMIT_PER_MINUTE must be a positive integer/,
+    );
   });
 });

@@ -41,7 +41,10 @@ describe('text the database cannot store', () => {
     it('organisation name; a slug with NUL names no organisation', async () => {
       const error = await appError(h.orgs.createOrg({ slug: 'beta', name: 'Beta\u0000GmbH' }));
       assert.equal(error.code, 'validation_failed');
-      assert.deepEqual(error.details?.map((d) => d.path), ['/name']);
+      assert.deepEqual(
+        error.details?.map((d) => d.path),
+        ['/name'],
+      );
       assert.match(error.message, /^name contains a NUL character/);
       assert.equal((await appError(h.orgs.requireOrg('ac\u0000me'))).code, 'not_found');
     });
@@ -49,25 +52,42 @@ describe('text the database cannot store', () => {
     it('product name, GTIN and firmware version, on add and update; a SKU with NUL names no product', async () => {
       const added = await appError(h.products.addProduct('acme', 'P-2', { name: 'Valve\u0000', firmwareVersion: '1.0\ud800' }));
       assert.equal(added.code, 'validation_failed');
-      assert.deepEqual(added.details?.map((d) => d.path), ['/name', '/firmware_version']);
+      assert.deepEqual(
+        added.details?.map((d) => d.path),
+        ['/name', '/firmware_version'],
+      );
       const updated = await appError(h.products.updateProduct('acme', 'P-1', { gtin: '4006381333931\u0000' }));
-      assert.deepEqual(updated.details?.map((d) => d.path), ['/gtin']);
+      assert.deepEqual(
+        updated.details?.map((d) => d.path),
+        ['/gtin'],
+      );
       assert.equal((await appError(h.products.archiveProduct('acme', 'P-1\u0000'))).code, 'product_not_found');
       assert.equal((await h.products.listProducts((await h.orgs.requireOrg('acme')).id)).length, 1);
     });
 
     it('key name; a key name with NUL names no key', async () => {
       const error = await appError(h.keys.createKey({ org: 'acme', name: 'ci\u0000', scopes: ['products:read'] }));
-      assert.deepEqual(error.details?.map((d) => d.path), ['/name']);
+      assert.deepEqual(
+        error.details?.map((d) => d.path),
+        ['/name'],
+      );
       assert.equal((await appError(h.keys.revokeKey({ org: 'acme', name: 'ci\u0000' }))).code, 'not_found');
     });
 
     it('case title and note; a console e-mail address with NUL is no address', async () => {
       const org = await h.orgs.requireOrg('acme');
       const { incident_number } = await h.incidents.receiveSignal({ orgId: org.id, source: 'test' }, { description: 'report' });
-      const error = await appError(h.cases.openCase('acme', { signalNumber: incident_number, notifiable: false, note: 'n\u0000', title: 't\u0000' }));
-      assert.deepEqual(error.details?.map((d) => d.path), ['/title', '/note']);
-      assert.equal((await appError(h.users.invite({ org: 'acme', email: 'a\u0000@b.example', role: 'viewer', actor: 'test' }))).code, 'validation_failed');
+      const error = await appError(
+        h.cases.openCase('acme', { signalNumber: incident_number, notifiable: false, note: 'n\u0000', title: 't\u0000' }),
+      );
+      assert.deepEqual(
+        error.details?.map((d) => d.path),
+        ['/title', '/note'],
+      );
+      assert.equal(
+        (await appError(h.users.invite({ org: 'acme', email: 'a\u0000@b.example', role: 'viewer', actor: 'test' }))).code,
+        'validation_failed',
+      );
     });
 
     it('a key with an empty scope list is refused with a clear message', async () => {

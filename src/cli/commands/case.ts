@@ -17,8 +17,20 @@ function stagesText(c: CaseView): string {
 
 /** `case early-warning` and `case notify`: the same command for each of the two CRA Art. 14 sends. */
 const SENDS = [
-  { command: 'early-warning', what: 'early warning', record: 'recordEarlyWarning', sentAt: 'early_warning_sent_at', deadline: 'early_warning_deadline' },
-  { command: 'notify', what: 'notification', record: 'recordNotification', sentAt: 'notification_sent_at', deadline: 'full_notification_deadline' },
+  {
+    command: 'early-warning',
+    what: 'early warning',
+    record: 'recordEarlyWarning',
+    sentAt: 'early_warning_sent_at',
+    deadline: 'early_warning_deadline',
+  },
+  {
+    command: 'notify',
+    what: 'notification',
+    record: 'recordNotification',
+    sentAt: 'notification_sent_at',
+    deadline: 'full_notification_deadline',
+  },
 ] as const;
 
 export function caseCommand(): Command {
@@ -31,28 +43,50 @@ export function caseCommand(): Command {
     .option('--notifiable', 'an actively exploited vulnerability or severe incident: the Article 14 clocks run')
     .option('--not-notifiable', 'decided not notifiable (needs --reason)')
     .option('--reason <text>', 'why the case is not notifiable')
-    .addOption(new Option('--kind <kind>', 'actively exploited vulnerability (14(1)) or severe incident (14(3))').choices(['vulnerability', 'incident']).default('vulnerability'))
+    .addOption(
+      new Option('--kind <kind>', 'actively exploited vulnerability (14(1)) or severe incident (14(3))')
+        .choices(['vulnerability', 'incident'])
+        .default('vulnerability'),
+    )
     .option('--aware-at <timestamp>', 'when the manufacturer became aware (RFC 3339; default now)', timestampOption)
     .option('--product <sku>', "the affected product (default: the signal's matched product)")
     .option('--title <title>', 'case title (default: the signal title, or the first line of its description, ≤ 120 characters)')
     .option('--note <text>', 'confidential note, stored but never shown by the API')
     .action(
-      action(async (ctx, opts: { org: string; signal: number; notifiable?: boolean; notNotifiable?: boolean; reason?: string; kind: CaseKind; awareAt?: Date; product?: string; title?: string; note?: string }) => {
-        if (opts.notifiable && opts.notNotifiable) throw new AppError('validation_failed', 'give --notifiable or --not-notifiable, not both');
-        if (opts.notNotifiable && !opts.reason?.trim()) throw new AppError('validation_failed', '--not-notifiable needs --reason');
-        if (opts.reason !== undefined && !opts.notNotifiable) throw new AppError('validation_failed', '--reason goes with --not-notifiable');
-        const opened = await ctx.cases.openCase(opts.org, {
-          signalNumber: opts.signal,
-          notifiable: opts.notifiable === true ? true : opts.notNotifiable ? false : undefined,
-          notifiableReason: opts.reason,
-          kind: opts.kind,
-          awareAt: opts.awareAt,
-          productSku: opts.product,
-          title: opts.title,
-          note: opts.note,
-        });
-        return { json: opened, text: `opened case ${opened.incident_number} (${opened.kind}) "${opened.title}": ${stagesText(opened)}` };
-      }),
+      action(
+        async (
+          ctx,
+          opts: {
+            org: string;
+            signal: number;
+            notifiable?: boolean;
+            notNotifiable?: boolean;
+            reason?: string;
+            kind: CaseKind;
+            awareAt?: Date;
+            product?: string;
+            title?: string;
+            note?: string;
+          },
+        ) => {
+          if (opts.notifiable && opts.notNotifiable)
+            throw new AppError('validation_failed', 'give --notifiable or --not-notifiable, not both');
+          if (opts.notNotifiable && !opts.reason?.trim()) throw new AppError('validation_failed', '--not-notifiable needs --reason');
+          if (opts.reason !== undefined && !opts.notNotifiable)
+            throw new AppError('validation_failed', '--reason goes with --not-notifiable');
+          const opened = await ctx.cases.openCase(opts.org, {
+            signalNumber: opts.signal,
+            notifiable: opts.notifiable === true ? true : opts.notNotifiable ? false : undefined,
+            notifiableReason: opts.reason,
+            kind: opts.kind,
+            awareAt: opts.awareAt,
+            productSku: opts.product,
+            title: opts.title,
+            note: opts.note,
+          });
+          return { json: opened, text: `opened case ${opened.incident_number} (${opened.kind}) "${opened.title}": ${stagesText(opened)}` };
+        },
+      ),
     );
   kase
     .command('list')
@@ -61,7 +95,13 @@ export function caseCommand(): Command {
     .action(
       action(async (ctx, opts: { org: string }) => {
         const cases = await ctx.cases.listCases(opts.org);
-        return { json: cases, text: table(cases.map((c) => ({ ...c, stages: stagesText(c) })), COLUMNS) };
+        return {
+          json: cases,
+          text: table(
+            cases.map((c) => ({ ...c, stages: stagesText(c) })),
+            COLUMNS,
+          ),
+        };
       }),
     );
   for (const send of SENDS) {

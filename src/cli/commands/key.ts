@@ -36,7 +36,10 @@ export function keyCommand(): Command {
     .option('--expires-at <timestamp>', 'RFC 3339 expiry', timestampOption)
     .action(
       action(async (ctx, opts: { org: string; name: string; scopes: string; expiresAt?: Date }) =>
-        issued(await ctx.keys.createKey({ org: opts.org, name: opts.name, scopes: parseScopes(opts.scopes), expiresAt: opts.expiresAt ?? null }), 'Created'),
+        issued(
+          await ctx.keys.createKey({ org: opts.org, name: opts.name, scopes: parseScopes(opts.scopes), expiresAt: opts.expiresAt ?? null }),
+          'Created',
+        ),
       ),
     );
   key
@@ -48,7 +51,16 @@ export function keyCommand(): Command {
         const keys = await ctx.keys.listKeys(opts.org);
         return {
           json: keys,
-          text: table(keys as unknown as Array<Record<string, unknown>>, ['name', 'prefix', 'scopes', 'created_at', 'expires_at', 'revoked_at', 'last_used_at', 'previous_secret_until']),
+          text: table(keys as unknown as Array<Record<string, unknown>>, [
+            'name',
+            'prefix',
+            'scopes',
+            'created_at',
+            'expires_at',
+            'revoked_at',
+            'last_used_at',
+            'previous_secret_until',
+          ]),
         };
       }),
     );

@@ -36,15 +36,34 @@ export function orgCommand(): Command {
     .option('--contact-email <email>', 'security contact e-mail')
     .option('--member-state <code>', 'Member State of main establishment (ISO 3166-1 alpha-2, one of the 27)')
     .action(
-      action(async (ctx, slug: string, opts: { intakeMode?: 'signal' | 'case'; legalName?: string; address?: string; contactEmail?: string; memberState?: string }) => {
-        const details = { legalName: opts.legalName, postalAddress: opts.address, contactEmail: opts.contactEmail, memberState: opts.memberState };
-        const hasDetails = Object.values(details).some((v) => v !== undefined);
-        if (!opts.intakeMode && !hasDetails) throw new AppError('validation_failed', 'nothing to change: give --intake-mode or organisation data (--legal-name, --address, --contact-email, --member-state)');
-        if (opts.intakeMode) await ctx.orgs.setIntakeMode(slug, opts.intakeMode);
-        const updated = hasDetails ? await ctx.orgs.setDetails(slug, details) : await ctx.orgs.describeOrg(slug);
-        const data = [`intake mode ${updated.intake_mode}`, updated.legal_name && `legal name ${updated.legal_name}`, updated.member_state && `Member State ${updated.member_state}`].filter(Boolean);
-        return { json: updated, text: `organisation ${slug}: ${data.join(', ')}` };
-      }),
+      action(
+        async (
+          ctx,
+          slug: string,
+          opts: { intakeMode?: 'signal' | 'case'; legalName?: string; address?: string; contactEmail?: string; memberState?: string },
+        ) => {
+          const details = {
+            legalName: opts.legalName,
+            postalAddress: opts.address,
+            contactEmail: opts.contactEmail,
+            memberState: opts.memberState,
+          };
+          const hasDetails = Object.values(details).some((v) => v !== undefined);
+          if (!opts.intakeMode && !hasDetails)
+            throw new AppError(
+              'validation_failed',
+              'nothing to change: give --intake-mode or organisation data (--legal-name, --address, --contact-email, --member-state)',
+            );
+          if (opts.intakeMode) await ctx.orgs.setIntakeMode(slug, opts.intakeMode);
+          const updated = hasDetails ? await ctx.orgs.setDetails(slug, details) : await ctx.orgs.describeOrg(slug);
+          const data = [
+            `intake mode ${updated.intake_mode}`,
+            updated.legal_name && `legal name ${updated.legal_name}`,
+            updated.member_state && `Member State ${updated.member_state}`,
+          ].filter(Boolean);
+          return { json: updated, text: `organisation ${slug}: ${data.join(', ')}` };
+        },
+      ),
     );
   return org;
 }

@@ -89,7 +89,17 @@ export function productCommand(): Command {
         const rows = await ctx.products.listProducts(org.id);
         return {
           json: rows,
-          text: table(rows as unknown as Array<Record<string, unknown>>, ['sku', 'name', 'gtin', 'firmware_version', 'end_of_support', 'status', 'sbom_status', 'sbom_components', 'risk_level']),
+          text: table(rows as unknown as Array<Record<string, unknown>>, [
+            'sku',
+            'name',
+            'gtin',
+            'firmware_version',
+            'end_of_support',
+            'status',
+            'sbom_status',
+            'sbom_components',
+            'risk_level',
+          ]),
         };
       }),
     );

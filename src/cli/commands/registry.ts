@@ -14,7 +14,16 @@ export function registryCommand(): Command {
         const org = await ctx.orgs.requireOrg(opts.org);
         const entries = [];
         for await (const e of listRegistry(ctx.database, org.id)) {
-          entries.push({ seq: e.seq, at: e.at, actor: e.actor, action: e.action, subject: e.subject, details: JSON.parse(e.details) as unknown, prev_hash: e.prev_hash, hash: e.hash });
+          entries.push({
+            seq: e.seq,
+            at: e.at,
+            actor: e.actor,
+            action: e.action,
+            subject: e.subject,
+            details: JSON.parse(e.details) as unknown,
+            prev_hash: e.prev_hash,
+            hash: e.hash,
+          });
         }
         return { json: entries, text: table(entries, ['seq', 'at', 'actor', 'action', 'subject', 'details']) };
       }),

@@ -17,7 +17,11 @@ export function sbomCommand(): Command {
         const bytes = await readFile(file).catch((error: NodeJS.ErrnoException) => {
           throw new AppError('not_found', `cannot read ${file}: ${error.code ?? error.message}`);
         });
-        const { created, revision, sbom: body } = await ctx.sbom.ingestSbom({ orgId: org.id, sku: opts.sku, bytes, actor: 'cli' }).catch((error: unknown) => {
+        const {
+          created,
+          revision,
+          sbom: body,
+        } = await ctx.sbom.ingestSbom({ orgId: org.id, sku: opts.sku, bytes, actor: 'cli' }).catch((error: unknown) => {
           // The API returns the failing paths as `details`; here they follow the message.
           if (error instanceof AppError && error.details?.length) {
             throw new AppError(error.code, [error.message, ...error.details.map((d) => `  ${d.path}: ${d.message}`)].join('\n'));

@@ -21,7 +21,10 @@ export function scoreCommand(): Command {
           ...breakdown.rules.map(ruleLine),
           `  = ${Number(breakdown.unclamped.toFixed(2))}, clamped to 0..100 and rounded → ${breakdown.cra_health_score}`,
           `mttn_seconds ${result.mttn_seconds ?? 'null'} · sbom_coverage_percent ${result.sbom_coverage_percent} · open_incidents ${result.open_incidents} · active timers ${result.active_timers.length}`,
-          ...result.active_timers.map((t) => `  #${t.incident_number} early warning due ${t.early_warning_deadline}, notification due ${t.full_notification_deadline}: ${t.title}`),
+          ...result.active_timers.map(
+            (t) =>
+              `  #${t.incident_number} early warning due ${t.early_warning_deadline}, notification due ${t.full_notification_deadline}: ${t.title}`,
+          ),
         ].join('\n');
         return { json: { score: result, breakdown }, text };
       }),

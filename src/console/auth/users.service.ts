@@ -47,7 +47,8 @@ export function parseRole(value: string): Role {
 export function normaliseEmail(value: string): string {
   const email = value.trim().toLowerCase();
   // A NUL passes the pattern but no database can look it up (PostgreSQL refuses the query).
-  if (!EMAIL.test(email) || email.length > 254 || !isStorableText(email)) throw new AppError('validation_failed', `"${value}" is not an e-mail address`);
+  if (!EMAIL.test(email) || email.length > 254 || !isStorableText(email))
+    throw new AppError('validation_failed', `"${value}" is not an e-mail address`);
   return email;
 }
 
@@ -298,7 +299,7 @@ export function createUserService(
         return null;
       }
       const user = await usersRepo.findById(db, session.user_id);
-      if (!user || user.status !== 'active') return null;
+      if (user?.status !== 'active') return null;
       // Written at most every 30 s (or half the idle limit when shorter): a page view is rarely a write.
       if (now.getTime() - Date.parse(session.last_seen_at) > Math.min(30_000, limits.idleMs / 2))
         await usersRepo.touchSession(db, idDigest, iso(now));

@@ -85,11 +85,7 @@ export const initial: PortableMigration = {
       .addUniqueConstraint('sbom_revisions_release_revision', ['release_id', 'revision'])
       .addUniqueConstraint('sbom_revisions_product_digest', ['product_id', 'digest'])
       .execute();
-    await db.schema
-      .createIndex('sbom_revisions_product_time')
-      .on('sbom_revisions')
-      .columns(['product_id', 'ingested_at'])
-      .execute();
+    await db.schema.createIndex('sbom_revisions_product_time').on('sbom_revisions').columns(['product_id', 'ingested_at']).execute();
 
     await db.schema
       .createTable('sbom_components')

@@ -11,6 +11,7 @@ const ROWS_PER_INSERT = 500;
 
 export const sharedComponents: PortableMigration = {
   name: '002-shared-components',
+  // biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was then, not today's DB type
   async up(db: Kysely<any>, t) {
     const postgres = t.uuid === 'uuid';
     await db.schema

@@ -11,4 +11,12 @@ import { gtinDeclared } from './008-gtin-declared.js';
  * Every migration, in name order (the order they run in; a later-numbered one may land first,
  * see migrate.ts). Never edit one that has shipped.
  */
-export const migrations: readonly PortableMigration[] = [initial, sharedComponents, consoleUsers, article14, webhooks, writeProbe, gtinDeclared];
+export const migrations: readonly PortableMigration[] = [
+  initial,
+  sharedComponents,
+  consoleUsers,
+  article14,
+  webhooks,
+  writeProbe,
+  gtinDeclared,
+];

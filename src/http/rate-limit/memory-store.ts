@@ -9,7 +9,10 @@ export class MemoryRateLimitStore implements RateLimitStore {
   private readonly sweeper: NodeJS.Timeout;
   private longestWindowMs = 0;
 
-  constructor(private readonly now: () => number = Date.now, sweepEveryMs = 60_000) {
+  constructor(
+    private readonly now: () => number = Date.now,
+    sweepEveryMs = 60_000,
+  ) {
     // Forget buckets with nothing left in their window, so idle keys and addresses cost nothing.
     this.sweeper = setInterval(() => this.sweep(), sweepEveryMs);
     this.sweeper.unref();

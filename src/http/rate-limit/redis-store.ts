@@ -51,7 +51,10 @@ export class RedisRateLimitStore implements RateLimitStore {
   private readonly instance = randomUUID();
   private counter = 0;
 
-  constructor(url: string, private readonly options: RedisStoreOptions = {}) {
+  constructor(
+    url: string,
+    private readonly options: RedisStoreOptions = {},
+  ) {
     this.prefix = `cra:rl:${options.keyPrefix ?? ''}`;
     this.fallback = new MemoryRateLimitStore(options.now);
     this.client = new Redis(url, {
