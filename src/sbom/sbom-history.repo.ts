@@ -22,48 +22,33 @@ export interface ComponentListing {
   licenses: string | null;
 }
 
+/** A product's revisions with their release version, the columns of a RevisionListing. */
+function listings(db: Executor, productId: string) {
+  return db
+    .selectFrom('sbom_revisions as s')
+    .innerJoin('releases as r', 'r.id', 's.release_id')
+    .select([
+      's.id',
+      'r.version as release_version',
+      's.revision',
+      's.format',
+      's.spec_version',
+      's.components',
+      's.digest',
+      's.source',
+      's.ingested_at',
+    ])
+    .where('s.product_id', '=', productId);
+}
+
 export const sbomHistoryRepo = {
   /** Every revision of a product, newest release first, newest revision first within it. */
   revisions(db: Executor, productId: string): Promise<RevisionListing[]> {
-    return db
-      .selectFrom('sbom_revisions as s')
-      .innerJoin('releases as r', 'r.id', 's.release_id')
-      .select([
-        's.id',
-        'r.version as release_version',
-        's.revision',
-        's.format',
-        's.spec_version',
-        's.components',
-        's.digest',
-        's.source',
-        's.ingested_at',
-      ])
-      .where('s.product_id', '=', productId)
-      .orderBy('r.created_at', 'desc')
-      .orderBy('s.revision', 'desc')
-      .execute();
+    return listings(db, productId).orderBy('r.created_at', 'desc').orderBy('s.revision', 'desc').execute();
   },
 
   findRevision(db: Executor, productId: string, releaseVersion: string, revision: number): Promise<RevisionListing | undefined> {
-    return db
-      .selectFrom('sbom_revisions as s')
-      .innerJoin('releases as r', 'r.id', 's.release_id')
-      .select([
-        's.id',
-        'r.version as release_version',
-        's.revision',
-        's.format',
-        's.spec_version',
-        's.components',
-        's.digest',
-        's.source',
-        's.ingested_at',
-      ])
-      .where('s.product_id', '=', productId)
-      .where('r.version', '=', releaseVersion)
-      .where('s.revision', '=', revision)
-      .executeTakeFirst();
+    return listings(db, productId).where('r.version', '=', releaseVersion).where('s.revision', '=', revision).executeTakeFirst();
   },
 
   /** A page of the revision's components in document order, read through its packed id list. */
