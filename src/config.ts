@@ -30,6 +30,8 @@ export interface Config {
   publicUrl: string | null;
   /** Key material for TOTP secrets at rest; null: generated beside the SQLite database. */
   consoleSecret: string | null;
+  /** Ed25519 private key (PEM or base64 PKCS#8 DER) that signs registry checkpoints; never stored. */
+  registrySigningKey: string | null;
   /** A console session ends after this long without a request (the absolute limit is 12 h); fractions allowed. */
   consoleIdleMinutes: number;
   /** PostgreSQL: longest wait for a connection, and for one statement's answer (then 503). */
@@ -145,6 +147,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     logLevel: env.LOG_LEVEL?.trim() || 'info',
     publicUrl: env.PUBLIC_URL?.trim() ? absoluteUrl('PUBLIC_URL', env.PUBLIC_URL.trim(), '') : null,
     consoleSecret: env.CONSOLE_SECRET?.trim() || null,
+    registrySigningKey: env.REGISTRY_SIGNING_KEY?.trim() || null,
     consoleIdleMinutes: positiveNumber(env, 'CONSOLE_IDLE_MINUTES', 30),
     databaseTimeouts: Object.freeze({
       connectTimeoutMs: positiveInt(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5_000),

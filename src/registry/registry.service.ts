@@ -1,7 +1,9 @@
+import type { KeyObject } from 'node:crypto';
 import type { Database, Trx } from '../db/index.js';
 import type { RegistryEntryRow } from '../db/schema.js';
 import { canonicalJson } from '../shared/canonical-json.js';
-import { ChainVerifier, hashEntry, type ChainCheck } from './registry-chain.js';
+import { type Checkpoint, signCheckpoint, signedBy } from './checkpoint.js';
+import { ChainVerifier, GENESIS_HASH, hashEntry, type ChainCheck } from './registry-chain.js';
 import { registryRepo } from './registry.repo.js';
 
 export interface RegistryEvent {
@@ -69,4 +71,47 @@ export async function verifyRegistry(database: Database, orgId: string): Promise
   const verifier = new ChainVerifier();
   for await (const entry of listRegistry(database, orgId, head.seq)) verifier.push(entry);
   return verifier.finish(head);
+}
+
+/** The organisation's registry head (sequence, hash) at `at`, signed with `key`. */
+export async function registryCheckpoint(
+  database: Database,
+  org: { id: string; slug: string },
+  key: KeyObject,
+  at: string,
+): Promise<Checkpoint> {
+  const head = await registryRepo.head(database.db, org.id);
+  return signCheckpoint({ org: org.slug, sequence: head.seq, hash: head.hash, time: at }, key);
+}
+
+export type CheckpointCheck =
+  | { ok: true; entries: number; checkpoint_sequence: number }
+  | { ok: false; entries: number; checkpoint_sequence: number; reason: string; first_broken?: number };
+
+/**
+ * Proves the chain still extends a signed head: the chain is intact and its entry at the
+ * checkpoint's sequence still has the checkpoint's hash (which commits to every entry before it).
+ * A rewritten or truncated chain fails this even when its own hashes and head agree.
+ */
+export async function verifyRegistryCheckpoint(
+  database: Database,
+  org: { id: string; slug: string },
+  checkpoint: Checkpoint,
+  key: KeyObject,
+): Promise<CheckpointCheck> {
+  const chain = await verifyRegistry(database, org.id);
+  const base = { entries: chain.entries, checkpoint_sequence: checkpoint.sequence };
+  const fail = (reason: string, extra: { first_broken?: number } = {}): CheckpointCheck => ({ ok: false, ...base, reason, ...extra });
+  if (!signedBy(checkpoint, key)) return fail('the checkpoint is not signed by REGISTRY_SIGNING_KEY');
+  if (checkpoint.org !== org.slug) return fail(`the checkpoint belongs to organisation "${checkpoint.org}"`);
+  if (!chain.ok) return fail(`the chain is broken at entry #${chain.first_broken}`, { first_broken: chain.first_broken });
+  if (checkpoint.sequence === 0)
+    return checkpoint.hash === GENESIS_HASH ? { ok: true, ...base } : fail('the checkpoint of an empty chain names a hash');
+  const [entry] = await registryRepo.page(database.db, org.id, checkpoint.sequence - 1, 1);
+  if (!entry || entry.seq !== checkpoint.sequence) {
+    return fail(`the chain ends before entry #${checkpoint.sequence} of the checkpoint: it was truncated`);
+  }
+  if (entry.hash !== checkpoint.hash)
+    return fail(`entry #${checkpoint.sequence} no longer has the checkpoint's hash: the chain was rewritten`);
+  return { ok: true, ...base };
 }

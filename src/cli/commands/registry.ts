@@ -1,5 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
-import { listRegistry, verifyRegistry } from '../../registry/registry.service.js';
+import { AppError } from '../../errors.js';
+import { parseCheckpoint, registrySigningKey } from '../../registry/checkpoint.js';
+import { listRegistry, registryCheckpoint, verifyRegistry, verifyRegistryCheckpoint } from '../../registry/registry.service.js';
+import { iso } from '../../shared/time.js';
 import { action, type CliContext } from '../context.js';
 import { table } from '../output.js';
 
@@ -30,11 +34,25 @@ export function registryCommand(): Command {
     );
   registry
     .command('verify')
-    .description('recompute the hash chain; exit 1 naming the first broken entry if it was tampered with')
+    .description(
+      'recompute the hash chain; exit 1 naming the first broken entry if it was tampered with. With --checkpoint, also prove that the chain still extends that signed head (a rewritten or truncated chain fails)',
+    )
     .requiredOption('--org <slug>', 'organisation')
+    .option('--checkpoint <file>', 'a checkpoint written by `registry checkpoint` (needs REGISTRY_SIGNING_KEY)')
     .action(
-      action(async (ctx: CliContext, opts: { org: string }) => {
+      action(async (ctx: CliContext, opts: { org: string; checkpoint?: string }) => {
         const org = await ctx.orgs.requireOrg(opts.org);
+        if (opts.checkpoint !== undefined) {
+          const key = registrySigningKey(ctx.config.registrySigningKey);
+          const result = await verifyRegistryCheckpoint(ctx.database, org, parseCheckpoint(readCheckpoint(opts.checkpoint)), key);
+          if (!result.ok) process.exitCode = 1;
+          return {
+            json: result,
+            text: result.ok
+              ? `registry of ${opts.org} verified: ${result.entries} entries, chain intact and extending the checkpoint at entry #${result.checkpoint_sequence}`
+              : `registry of ${opts.org} does NOT extend the checkpoint at entry #${result.checkpoint_sequence}: ${result.reason}`,
+          };
+        }
         const result = await verifyRegistry(ctx.database, org.id);
         if (!result.ok) process.exitCode = 1;
         return {
@@ -45,5 +63,31 @@ export function registryCommand(): Command {
         };
       }),
     );
+  registry
+    .command('checkpoint')
+    .description(
+      "print the registry's head (sequence, hash, time) signed with REGISTRY_SIGNING_KEY (Ed25519), to keep outside the database",
+    )
+    .requiredOption('--org <slug>', 'organisation')
+    .action(
+      action(async (ctx: CliContext, opts: { org: string }) => {
+        const org = await ctx.orgs.requireOrg(opts.org);
+        const key = registrySigningKey(ctx.config.registrySigningKey);
+        const checkpoint = await registryCheckpoint(ctx.database, org, key, iso(ctx.clock()));
+        // The checkpoint is a document to keep (`> checkpoint.json`): JSON with or without --json.
+        return { json: checkpoint, text: JSON.stringify(checkpoint, null, 2) };
+      }),
+    );
   return registry;
+}
+
+function readCheckpoint(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new AppError(
+      'validation_failed',
+      `cannot read the checkpoint file ${path}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`,
+    );
+  }
 }
