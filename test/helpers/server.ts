@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { REPO_ROOT } from './cli.js';
@@ -53,4 +54,13 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
       return exited;
     },
   };
+}
+
+/** The server logged nothing at error level (pino 50); names the first such line if it did. */
+export function assertNoErrorLogged(server: RunningServer): void {
+  const line = server
+    .logs()
+    .split('\n')
+    .find((l) => l.includes('"level":50'));
+  assert.equal(line, undefined, line);
 }
