@@ -41,6 +41,14 @@ export const casesRepo = {
     return Number(result.numUpdatedRows) === 1;
   },
 
+  /** Replaces the confidential notes of a case, only while they are still `before` (no lost update). */
+  async setNotes(db: Executor, id: string, before: string | null, notes: string): Promise<boolean> {
+    let query = db.updateTable('cases').set({ notes }).where('id', '=', id);
+    query = before === null ? query.where('notes', 'is', null) : query.where('notes', '=', before);
+    const result = await query.executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  },
+
   async setAdvisoryPublication(db: Executor, id: string, change: { advisory_published_at: string; advisory_url: string }): Promise<void> {
     await db.updateTable('cases').set(change).where('id', '=', id).execute();
   },

@@ -80,6 +80,9 @@ export interface CaseServiceOptions {
   events?: CaseEventSink;
 }
 
+/** The longest note one addition may carry. */
+export const NOTE_MAX = 10_000;
+
 type Sent = 'early_warning_sent_at' | 'notification_sent_at';
 
 export function createCaseService(
@@ -240,6 +243,28 @@ export function createCaseService(
     async caseNotes(orgSlug: string, incidentNumber: number): Promise<string | null> {
       const org = await orgs.requireOrg(orgSlug);
       return (await requireCase(org.id, incidentNumber)).notes;
+    },
+
+    /**
+     * Adds a confidential note (console.md): appended under a line naming who wrote it and when.
+     * The registry records that a note was added and its length, never its text.
+     */
+    async addNote(orgSlug: string, incidentNumber: number, text: string, actor = 'cli'): Promise<string> {
+      const note = text.replace(/\r\n/g, '\n').trim();
+      if (!note) throw new AppError('validation_failed', 'the note is empty');
+      if (note.length > NOTE_MAX) throw new AppError('validation_failed', `a note has at most ${NOTE_MAX} characters`);
+      assertStorableText({ note });
+      const org = await orgs.requireOrg(orgSlug);
+      const row = await requireCase(org.id, incidentNumber);
+      const now = iso(clock());
+      const notes = `${row.notes ? `${row.notes}\n\n` : ''}— ${actor}, ${now}\n${note}`;
+      await database.transaction(async (trx) => {
+        if (!(await casesRepo.setNotes(trx, row.id, row.notes, notes)))
+          throw new AppError('conflict', `the notes of case ${incidentNumber} changed meanwhile; reload and add yours again`);
+        const details = { incident_number: incidentNumber, characters: note.length };
+        await appendRegistryEntry(trx, org.id, { actor, action: 'case.note_added', subject: `case ${incidentNumber}`, details }, now);
+      });
+      return notes;
     },
 
     recordEarlyWarning: (orgSlug: string, incidentNumber: number, at?: Date, actor?: string) =>

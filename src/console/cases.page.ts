@@ -7,22 +7,72 @@ import { clock } from './format.js';
 import { type FieldErrors, parseForm, parseUtcInput, serviceErrors, UTC_INPUT } from './forms.js';
 import { orgSlug, render, requirePermission } from './render.js';
 import { redirect } from './session.js';
+import type { CaseView } from '../cases/cases.service.js';
+import { registerCaseArticle14, stageSlug, stageTitle } from './case-art14.page.js';
 
 // Cases: the list and one case's page. The case page is a list of sections (CASE_SECTIONS),
-// each its own template rendered with the same data: the Article 14 workflow adds its stages,
-// reports and filings as further sections and routes, without changing these.
+// each its own template rendered with the same data: the Article 14 workflow (case-art14.page.ts)
+// adds its stages, measures, reports and filings as sections and routes of their own.
 
-export const CASE_SECTIONS = ['case-summary', 'case-deadlines', 'case-notes', 'case-history'];
+export const CASE_SECTIONS = ['case-summary', 'case-deadlines', 'case-measures', 'case-notes', 'case-history'];
 
 const SentForm = Type.Object({
   what: Type.Union([Type.Literal('early-warning'), Type.Literal('notification')]),
   at: Type.String({ pattern: UTC_INPUT, message: 'Give the time as YYYY-MM-DDTHH:MM in UTC, or leave it empty for now.' }),
 });
 
-function numberOf(request: FastifyRequest): number {
+export function numberOf(request: FastifyRequest): number {
   const raw = (request.params as { number: string }).number;
   if (!/^[1-9]\d{0,9}$/.test(raw)) throw new AppError('not_found', 'no such case');
   return Number(raw);
+}
+
+export type CaseExtra = { errors?: FieldErrors; notice?: string; values?: Record<string, unknown> };
+
+/** The case's Article 14 stages as the deadlines section shows them (stage-rules.ts decides the states). */
+export function stageRows(kase: CaseView, now: Date) {
+  return kase.stages.map((s) => ({
+    ...s,
+    slug: stageSlug(s.stage, s.seq),
+    label: stageTitle(s.stage, s.seq, kase.kind),
+    clock: s.filed_at || s.due === null || kase.status !== 'open' ? null : clock(s.due, now),
+  }));
+}
+
+/** The case page with every section, optionally with errors or a notice (the forms post back here). */
+export async function renderCase(
+  deps: ConsoleDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  extra: CaseExtra = {},
+  status = 200,
+  template = 'case',
+) {
+  const slug = orgSlug(request);
+  const number = numberOf(request);
+  const [kase, notes, history] = await Promise.all([
+    deps.cases.getCase(slug, number),
+    deps.cases.caseNotes(slug, number),
+    recentRegistry(deps.database, request.viewer!.org!.org_id, { subject: `case ${number}`, limit: 100 }),
+  ]);
+  const caseBase = `/console/o/${encodeURIComponent(slug)}/cases/${number}`;
+  return render(
+    request,
+    reply,
+    template,
+    {
+      title: `Case ${number}`,
+      section: 'cases',
+      kase,
+      notes,
+      history: history.entries,
+      deadlines: stageRows(kase, deps.clock()),
+      caseBase,
+      sections: CASE_SECTIONS,
+      ...extra,
+    },
+    status,
+  );
 }
 
 export function registerCasePages(org: FastifyInstance, deps: ConsoleDeps): void {
@@ -35,52 +85,8 @@ export function registerCasePages(org: FastifyInstance, deps: ConsoleDeps): void
     return render(request, reply, 'cases', { title: 'Cases', section: 'cases', cases });
   });
 
-  async function casePage(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    extra: { errors?: FieldErrors; notice?: string } = {},
-    status = 200,
-  ) {
-    const slug = orgSlug(request);
-    const number = numberOf(request);
-    const [kase, notes, history] = await Promise.all([
-      deps.cases.getCase(slug, number),
-      deps.cases.caseNotes(slug, number),
-      recentRegistry(deps.database, request.viewer!.org!.org_id, { subject: `case ${number}`, limit: 100 }),
-    ]);
-    const now = deps.clock();
-    const deadlines = [
-      { key: 'early-warning', label: 'Early warning (24 h)', due: kase.early_warning_deadline, sent: kase.early_warning_sent_at },
-      {
-        key: 'notification',
-        label: 'Vulnerability notification (72 h)',
-        due: kase.full_notification_deadline,
-        sent: kase.notification_sent_at,
-      },
-    ].map((d) => ({
-      ...d,
-      clock: d.sent || kase.status !== 'open' || !kase.notifiable ? null : clock(d.due, now),
-      late: d.sent !== null && d.sent > d.due,
-    }));
-    const caseBase = `/console/o/${encodeURIComponent(slug)}/cases/${number}`;
-    return render(
-      request,
-      reply,
-      'case',
-      {
-        title: `Case ${number}`,
-        section: 'cases',
-        kase,
-        notes,
-        history: history.entries,
-        deadlines,
-        caseBase,
-        sections: CASE_SECTIONS,
-        ...extra,
-      },
-      status,
-    );
-  }
+  const casePage = (request: FastifyRequest, reply: FastifyReply, extra: CaseExtra = {}, status = 200) =>
+    renderCase(deps, request, reply, extra, status);
 
   org.get('/cases/:number', (request, reply) => casePage(request, reply));
 
@@ -111,4 +117,6 @@ export function registerCasePages(org: FastifyInstance, deps: ConsoleDeps): void
     }
     return redirect(request, reply, `/console/o/${encodeURIComponent(orgSlug(request))}/cases/${number}`);
   });
+
+  registerCaseArticle14(org, deps);
 }

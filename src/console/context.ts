@@ -21,13 +21,13 @@ declare module 'fastify' {
   }
 }
 
-export type Permission = 'keys' | 'products' | 'sbom' | 'cases' | 'members';
+export type Permission = 'keys' | 'products' | 'sbom' | 'cases' | 'members' | 'settings';
 
 // console.md: owner may everything; admin keys, products and settings; analyst triage, cases,
 // reports and SBOM uploads; viewer reads only.
 const GRANTS: Record<Role, readonly Permission[]> = {
-  owner: ['keys', 'products', 'sbom', 'cases', 'members'],
-  admin: ['keys', 'products', 'sbom'],
+  owner: ['keys', 'products', 'sbom', 'cases', 'members', 'settings'],
+  admin: ['keys', 'products', 'sbom', 'settings'],
   analyst: ['sbom', 'cases'],
   viewer: [],
 };

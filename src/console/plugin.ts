@@ -14,6 +14,7 @@ import { registerAuthPages } from './auth.page.js';
 import { registerCasePages } from './cases.page.js';
 import { registerKeyPages } from './keys.page.js';
 import { registerMemberPages } from './members.page.js';
+import { registerOrganisationPage } from './organisation.page.js';
 import { registerProductPages } from './products.page.js';
 import { registerSignalPages } from './signals.page.js';
 import { registerTodayPage } from './today.page.js';
@@ -90,6 +91,7 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
             registerProductPages(org, deps);
             registerActivityPages(org, deps);
             registerMemberPages(org, deps);
+            registerOrganisationPage(org, deps);
           },
           { prefix: '/o/:org' },
         );

@@ -17,6 +17,13 @@ const ProductForm = Type.Object({
   gtin: Type.String({ pattern: '^[0-9 ]{0,20}$', message: 'A GTIN has 8, 12, 13 or 14 digits.' }),
   firmware_version: Type.String({ maxLength: 100, message: 'At most 100 characters.' }),
   end_of_support: Type.String(DATE),
+  // Optional: a form without the field leaves the markets as they are.
+  markets: Type.Optional(
+    Type.String({
+      pattern: '^[A-Za-z ,]{0,200}$',
+      message: 'Give Member State codes separated by commas (DE, FR), or EU for all of them.',
+    }),
+  ),
 });
 const NewProductForm = Type.Composite([
   Type.Object({
@@ -25,14 +32,21 @@ const NewProductForm = Type.Composite([
   ProductForm,
 ]);
 
-function fields(value: { name: string; gtin: string; firmware_version: string; end_of_support: string }) {
+function fields(value: { name: string; gtin: string; firmware_version: string; end_of_support: string; markets?: string }) {
+  const markets = value.markets
+    ?.split(',')
+    .map((m) => m.trim())
+    .filter(Boolean);
   return {
+    markets: markets === undefined ? undefined : markets.length ? markets : null,
     name: value.name,
     gtin: value.gtin.replace(/\s+/g, '') || null,
     firmwareVersion: value.firmware_version || null,
     endOfSupport: value.end_of_support ? parseTimestamp(value.end_of_support) : null,
   };
 }
+
+const isMarketsError = (error: unknown) => error instanceof AppError && error.message.startsWith('markets:');
 
 export function registerProductPages(org: FastifyInstance, deps: ConsoleDeps): void {
   const base = (request: FastifyRequest) => `/console/o/${encodeURIComponent(orgSlug(request))}/products`;
@@ -69,7 +83,8 @@ export function registerProductPages(org: FastifyInstance, deps: ConsoleDeps): v
     try {
       await deps.products.addProduct(orgSlug(request), form.value.sku, fields(form.value), actorOf(request.viewer!));
     } catch (error) {
-      const field = error instanceof AppError && /not a valid GTIN/.test(error.message) ? 'gtin' : 'sku';
+      const field =
+        error instanceof AppError && /not a valid GTIN/.test(error.message) ? 'gtin' : isMarketsError(error) ? 'markets' : 'sku';
       return formPage(request, reply, { errors: serviceErrors(error, field), values: form.value }, 400);
     }
     return redirect(request, reply, `${base(request)}/${encodeURIComponent(form.value.sku)}`);
@@ -109,6 +124,7 @@ export function registerProductPages(org: FastifyInstance, deps: ConsoleDeps): v
       gtin: product.gtin_declared ?? '',
       firmware_version: product.firmware_version ?? '',
       end_of_support: product.end_of_support?.slice(0, 10) ?? '',
+      markets: product.markets ? (JSON.parse(product.markets) as string[]).join(', ') : '',
     };
     return formPage(request, reply, { product, values });
   });
@@ -121,7 +137,8 @@ export function registerProductPages(org: FastifyInstance, deps: ConsoleDeps): v
     try {
       await deps.products.updateProduct(orgSlug(request), product.sku, fields(form.value), actorOf(request.viewer!));
     } catch (error) {
-      const field = error instanceof AppError && /not a valid GTIN/.test(error.message) ? 'gtin' : 'name';
+      const field =
+        error instanceof AppError && /not a valid GTIN/.test(error.message) ? 'gtin' : isMarketsError(error) ? 'markets' : 'name';
       return formPage(request, reply, { product, errors: serviceErrors(error, field), values: form.value }, 400);
     }
     return redirect(request, reply, `${base(request)}/${encodeURIComponent(product.sku)}`);

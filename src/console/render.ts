@@ -11,6 +11,7 @@ export const NAV = [
   { path: 'keys', label: 'API keys' },
   { path: 'activity', label: 'Activity' },
   { path: 'members', label: 'Members' },
+  { path: 'organisation', label: 'Organisation' },
 ] as const;
 
 /** Renders a page (or fragment) with what every template may use: viewer, org, CSRF token, helpers. */

@@ -129,18 +129,13 @@ export function createOrgService(database: Database, clock: Clock = systemClock)
     },
 
     /** Legal name, postal address, security contact and Member State, for the Article 14 reports. */
-    async setDetails(slug: string, input: OrganisationDetailsInput): Promise<OrganisationView & OrganisationDetails> {
+    async setDetails(slug: string, input: OrganisationDetailsInput, actor = 'cli'): Promise<OrganisationView & OrganisationDetails> {
       const org = await requireOrg(slug);
       const change = checkedDetails(input);
       if (Object.keys(change).length === 0) throw new AppError('validation_failed', 'nothing to change');
       await database.transaction(async (trx) => {
         await orgsRepo.setDetails(trx, org.id, change);
-        await appendRegistryEntry(
-          trx,
-          org.id,
-          { actor: 'cli', action: 'org.details_changed', subject: org.slug, details: change },
-          iso(clock()),
-        );
+        await appendRegistryEntry(trx, org.id, { actor, action: 'org.details_changed', subject: org.slug, details: change }, iso(clock()));
       });
       const updated = { ...org, ...change };
       return { ...toOrganisationView(updated), ...toOrganisationDetails(updated) };

@@ -1,21 +1,12 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { AxeBuilder } from '@axe-core/playwright';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { totpCode } from '../../src/console/auth/totp.js';
+import { acceptInvitation as accept, browserSkip as skip, checkA11y, launchChromium, shoot } from '../helpers/browser.js';
 import { REPO_ROOT, runCli } from '../helpers/cli.js';
 import { PASSWORD } from '../helpers/console.js';
-import { createEmptyDatabaseUrl, TEST_BACKEND } from '../helpers/db.js';
+import { createEmptyDatabaseUrl } from '../helpers/db.js';
 import { type RunningServer, startServer } from '../helpers/server.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const ARTIFACTS = `${REPO_ROOT}test-artifacts/console`;
-const skip = !existsSync(CHROMIUM)
-  ? 'skipped: /usr/bin/chromium is missing (apt-get install chromium; CI installs it)'
-  : TEST_BACKEND !== 'sqlite'
-    ? 'runs once, in the SQLite pass'
-    : false;
 
 // The console as people use it, in Debian's Chromium against the real server process: an
 // invitation from cra-admin, password, authenticator enrolment, sign-in, API keys used against
@@ -31,39 +22,9 @@ describe('the console in a real browser', { skip }, () => {
 
   const cli = (...args: string[]) => runCli(args, { ...env, PUBLIC_URL: server.url });
 
-  /** Opens the invitation link, chooses the password, enrols the authenticator; returns the secret and recovery codes. */
-  async function acceptInvitation(page: Page, email: string, role: string): Promise<{ secret: string; codes: string[] }> {
-    const invite = await cli('user', 'invite', '--org', 'acme', '--email', email, '--role', role, '--json');
-    assert.equal(invite.code, 0, invite.stderr);
-    await page.goto(invite.json().url);
-    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await page.getByLabel('Password again').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Set password' }).click();
-    await page.waitForURL('**/console/enrol');
-    const secret = (await page.locator('#totp-secret').textContent())!.trim();
-    await page.getByLabel('Code shown by the app').fill(totpCode(secret, new Date()));
-    await page.getByRole('button', { name: 'Confirm' }).click();
-    await page.locator('#recovery-codes').waitFor();
-    return { secret, codes: await page.locator('#recovery-codes li').allTextContents() };
-  }
-
-  /** No serious or critical accessibility violation on the page as it stands. */
-  async function checkA11y(page: Page, name: string): Promise<void> {
-    const results = await new AxeBuilder({ page }).analyze();
-    const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    assert.deepEqual(
-      bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-      [],
-      `axe on ${name}`,
-    );
-  }
-
-  async function shoot(page: Page, name: string): Promise<void> {
-    await page.screenshot({ path: `${ARTIFACTS}/${name}.png`, fullPage: true });
-  }
+  const acceptInvitation = (page: Page, email: string, role: string) => accept(page, cli, 'acme', email, role);
 
   before(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
     const db = await createEmptyDatabaseUrl();
     drop = db.drop;
     env = { DATABASE_URL: db.url };
@@ -75,17 +36,7 @@ describe('the console in a real browser', { skip }, () => {
     intakeKey = (await runCli(['key', 'create', '--org', 'acme', '--name', 'intake', '--scopes', 'incidents:write', '--json'], env)).json()
       .secret;
     server = await startServer({ ...env, LOG_LEVEL: 'warn' });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();
