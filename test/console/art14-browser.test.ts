@@ -107,7 +107,7 @@ describe('Article 14 in a real browser', { skip: browserSkip }, () => {
     await checkA11y(page, 'signals with triage');
     await shoot(page, 'signals-triage');
 
-    // Triage: dismiss #3 with a reason; #1 becomes a case (aware three days ago); #2 is merged into it.
+    // Triage: dismiss #3 with a reason; #1 becomes a case (aware 66 hours ago); #2 is merged into it.
     const signal = (n: number) => page.locator('article', { has: page.locator(`#signal-${n}`) });
     await signal(3).getByText('Other triage: dismiss, merge, attribute').click();
     await page.locator('#dismiss-3').fill('Not a security report');
@@ -115,7 +115,7 @@ describe('Article 14 in a real browser', { skip: browserSkip }, () => {
     await page.getByRole('heading', { name: '#1 Remote code execution in the web UI' }).waitFor();
     assert.equal(await page.locator('#signal-3').count(), 0);
 
-    const awareAt = Math.floor((Date.now() - 72 * H) / 60_000) * 60_000;
+    const awareAt = Math.floor((Date.now() - 66 * H) / 60_000) * 60_000;
     await page.locator('#kind-1').selectOption('vulnerability');
     await page.locator('#notifiable-1').check();
     await page.locator('#aware-1').fill(utc(awareAt));

@@ -422,6 +422,30 @@ describe('console Article 14', () => {
     assert.equal((await h.cases.getCase('a14-b', 1)).fix_available_at, null);
   });
 
+  it('a vulnerability still waiting for its corrective measure closes once its due stages are filed (its final report has no due time yet)', async () => {
+    const h = harness();
+    const tenant = await h.tenant('wait', ['incidents:write']);
+    await postIncident(h, tenant.key, { description: 'Exploited, no fix yet' });
+    await h.cases.openCase('wait', { signalNumber: 1, notifiable: true, awareAt: new Date('2026-11-22T08:00:00Z') });
+    const { agent } = await signedInAgent(h, 'wait', 'ana.wait@example.com', 'analyst');
+    await agent.get('/console/o/wait/cases/1');
+    assert.equal((await agent.post('/console/o/wait/cases/1/sent', { what: 'early-warning', at: '2026-11-22T09:00' })).statusCode, 303);
+    const notYet = await agent.post('/console/o/wait/cases/1/close', {});
+    assert.equal(notYet.statusCode, 409);
+    assert.match(
+      notYet.body,
+      /not yet filed: notification \(pending, due 2026-11-25T08:00:00.000Z\)<\/p>/,
+      'the waiting final report is not named',
+    );
+    assert.equal((await agent.post('/console/o/wait/cases/1/sent', { what: 'notification', at: '' })).statusCode, 303);
+    const finalReport = await agent.get('/console/o/wait/cases/1/reports/final');
+    assert.match(finalReport.body, /<dt>Due<\/dt><dd>no due time yet<\/dd>/);
+    const early = await agent.post('/console/o/wait/cases/1/reports/final/file', { reference: 'F', filed_at: '' });
+    assert.equal(early.statusCode, 409);
+    assert.match(early.body, /waiting for a corrective measure: record it/);
+    assert.equal((await agent.post('/console/o/wait/cases/1/close', {})).statusCode, 303);
+  });
+
   it('product markets are edited on the product form; a form without the field keeps them', async () => {
     const h = harness();
     await h.tenant('mk', ['incidents:write']);
