@@ -151,9 +151,9 @@ async function searchRow({ url, key, databaseUrl, orgSlug, runs }) {
     const all = [...times.purl, ...times.name];
     return {
       name: 'component search, 1M references',
-      purl_ms: median(times.purl),
+      purl_ms: round1(median(times.purl)),
       purl_range: range(times.purl),
-      name_ms: median(times.name),
+      name_ms: round1(median(times.name)),
       name_range: range(times.name),
       hits,
       runs,

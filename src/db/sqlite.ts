@@ -7,6 +7,7 @@ import { insertText, MAX_PARAMETERS, rowCount } from './bulk-insert.js';
 import type { Database, Trx } from './database.js';
 import type { DB } from './schema.js';
 import { createNativeStatements, registerNative, unregisterNative } from './native-statements.js';
+import { createBackgroundCheckpointer } from './sqlite-checkpointer.js';
 import { openWalChangeToken } from './sqlite-change-token.js';
 import { createStatementCache, kyselyDatabase } from './sqlite-statement-cache.js';
 import { insideTransaction, pingOrProbe, refuseNested } from './transaction-scope.js';
@@ -45,31 +46,52 @@ export function openSqlite(path: string): Database {
   // A checkpoint copies WAL pages into the database file and fsyncs it. SQLite runs one inside
   // the commit that takes the WAL past 1,000 pages, and that commit's callers wait for it:
   // ~10 ms after a 10,000-row bulk insert, far more after 100,000. So a batch that bulk-inserts
-  // commits with the automatic checkpoint off, and the checkpoint runs right after its callers
-  // are answered (the commit itself is durable once the WAL is synced; this only moves pages).
+  // commits with the automatic checkpoint off, and the checkpoint runs after its callers are
+  // answered, in a thread of its own (sqlite-checkpointer.ts), or on this one if that thread
+  // cannot run. The commit itself is durable once the WAL is synced; a checkpoint only moves
+  // pages. The automatic checkpoint comes back once no bulk insert's checkpoint is owed.
+  const background = walMode && path !== ':memory:' ? createBackgroundCheckpointer(path) : null;
+  let autoCheckpointOff = false;
   let checkpointDue = false;
   let checkpointPending = false;
   function deferCheckpoint(): void {
     checkpointDue = true;
+    if (autoCheckpointOff) return;
     native.pragma('wal_autocheckpoint = 0');
+    autoCheckpointOff = true;
   }
   function checkpointAfterBatch(): void {
-    if (!checkpointDue || checkpointPending) return;
-    checkpointPending = true;
-    setImmediate(() => {
-      checkpointPending = false;
-      if (!native.open) return;
-      // The automatic checkpoint is back for whatever commits next; a bulk insert turns it off again.
-      native.pragma(`wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`);
-      // A checkpoint cannot run inside the next batch's transaction: that batch's end retries.
-      if (native.inTransaction) return;
+    if (checkpointPending || !native.open) return;
+    if (checkpointDue) {
       checkpointDue = false;
-      try {
-        native.pragma('wal_checkpoint(PASSIVE)');
-      } catch {
-        // Left to the automatic checkpoint of a later commit.
-      }
-    });
+      checkpointPending = true;
+      const finished = () => {
+        checkpointPending = false;
+        checkpointAfterBatch();
+      };
+      if (background?.request(finished)) return;
+      setImmediate(() => {
+        if (!native.open) return;
+        // A checkpoint cannot run inside the next batch's transaction: that batch's end retries.
+        if (native.inTransaction) {
+          checkpointDue = true;
+          checkpointPending = false;
+          return;
+        }
+        try {
+          native.pragma('wal_checkpoint(PASSIVE)');
+        } catch {
+          // Left to the automatic checkpoint of a later commit.
+        }
+        finished();
+      });
+      return;
+    }
+    // Inside a batch the pragma would apply to its commit: that batch's end comes back here.
+    if (autoCheckpointOff && !native.inTransaction) {
+      native.pragma(`wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`);
+      autoCheckpointOff = false;
+    }
   }
 
   // Group commit: calls that arrive while a batch is being written wait for the next batch,
@@ -165,6 +187,7 @@ export function openSqlite(path: string): Database {
     },
     async close() {
       while (scheduled || queue.length > 0) await new Promise((r) => setTimeout(r, 5));
+      await background?.close();
       changeToken?.close();
       await db.destroy();
     },

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { ComponentsTable } from '../db/schema.js';
 import type { NormalisedComponent } from './normalise.js';
 
@@ -24,7 +24,8 @@ export function storedComponentText(f: ComponentFields): string {
 
 /** 128 bits of SHA-256, base64url (22 characters): no collision in any realistic portfolio. */
 export function componentKey(text: string): string {
-  return createHash('sha256').update(text).digest().subarray(0, 16).toString('base64url');
+  // The one-shot hash: a third of createHash's cost, called once per component of every upload.
+  return hash('sha256', text, 'buffer').subarray(0, 16).toString('base64url');
 }
 
 export const KEY_LENGTH = 22;

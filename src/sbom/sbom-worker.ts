@@ -1,4 +1,5 @@
-import { isMainThread } from 'node:worker_threads';
+import { performance } from 'node:perf_hooks';
+import { isMainThread, threadId } from 'node:worker_threads';
 import { AppError } from '../errors.js';
 import { type CycloneDxVersion, cycloneDxValidator, isCycloneDxValidatorReady } from './cyclonedx-validator.js';
 import { readSbomBytes, type SbomReading } from './read-sbom.js';
@@ -6,9 +7,19 @@ import { readSbomBytes, type SbomReading } from './read-sbom.js';
 // Runs in a worker thread of sbom-reader.ts. An AppError cannot cross the thread boundary as
 // itself, so it comes back as data; anything else is a bug and is thrown.
 
-export type WorkerAnswer =
+/** Which thread read a document, and when (epoch milliseconds): what the lanes promise is checkable. */
+export interface ReadTrace {
+  threadId: number;
+  startedAt: number;
+  endedAt: number;
+}
+
+export type WorkerAnswer = { trace: ReadTrace } & (
   | { ok: true; reading: SbomReading }
-  | { ok: false; code: AppError['code']; message: string; details?: AppError['details'] };
+  | { ok: false; code: AppError['code']; message: string; details?: AppError['details'] }
+);
+
+const now = () => performance.timeOrigin + performance.now();
 
 /** Most used first: a request for a version not compiled yet compiles it itself. */
 const WARM_UP_ORDER: CycloneDxVersion[] = ['1.6', '1.5', '1.4', '1.7', '1.3', '1.2'];
@@ -24,10 +35,13 @@ function warmUp(i: number): void {
 if (!isMainThread) setImmediate(() => warmUp(0));
 
 export default function readInWorker(bytes: Uint8Array): WorkerAnswer {
+  const startedAt = now();
+  const trace = () => ({ threadId, startedAt, endedAt: now() });
   try {
-    return { ok: true, reading: readSbomBytes(bytes) };
+    const reading = readSbomBytes(bytes);
+    return { ok: true, reading, trace: trace() };
   } catch (error) {
-    if (error instanceof AppError) return { ok: false, code: error.code, message: error.message, details: error.details };
+    if (error instanceof AppError) return { ok: false, code: error.code, message: error.message, details: error.details, trace: trace() };
     throw error;
   }
 }
