@@ -5,7 +5,7 @@ import { join } from 'node:path';
 
 // A small filesystem of its own for a test that fills the disk under a SQLite database: a
 // private tmpfs mount (needs root; mount(8) is the only way to get a real ENOSPC). Callers skip
-// with `STORAGE_SKIP` when it is not available.
+// with `STORAGE_SKIP` when it is not available. It can also be remounted read-only and back.
 
 export const STORAGE_SKIP =
   process.getuid?.() !== 0 ? 'needs root to mount a private tmpfs (run the suite as root for the SQLite storage-fault tests)' : false;
@@ -16,6 +16,10 @@ export interface SmallDisk {
   fill(): void;
   /** Removes the filler: the space is back. */
   free(): void;
+  /** Remounts the filesystem read-only (refused while a file on it is open for writing). */
+  readOnly(): void;
+  /** Remounts it read-write. */
+  writable(): void;
   unmount(): void;
 }
 
@@ -52,6 +56,12 @@ export function mountSmallDisk(megabytes: number): SmallDisk {
     },
     free() {
       rmSync(filler, { force: true });
+    },
+    readOnly() {
+      run('mount', ['-o', 'remount,ro', dir]);
+    },
+    writable() {
+      run('mount', ['-o', 'remount,rw', dir]);
     },
     unmount() {
       spawnSync('umount', [dir]);
