@@ -1,5 +1,5 @@
-import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { accessSync, closeSync, constants, existsSync, fsyncSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { Availability } from './availability.js';
@@ -39,18 +39,33 @@ function storageError(code: string, message: string): Error {
 }
 
 /**
- * SQLite opens a file it cannot write read-only without a word, and such a connection stays
- * read-only after the location becomes writable again: so writability is checked first.
+ * Why the database's location cannot be written right now, or null. A file is created, written,
+ * synced and removed: a filesystem that failed and turned itself read-only (ext4's emergency
+ * read-only) still passes access(2), and SQLite opens a file it cannot write read-only without
+ * a word, a connection that stays read-only after the location is writable again.
  */
-function assertWritable(path: string): void {
-  const dir = dirname(path);
+function locationWriteError(path: string): Error | null {
+  const probe = join(dirname(path), `.cra-write-probe-${process.pid}`);
   try {
-    mkdirSync(dir, { recursive: true });
-    accessSync(dir, constants.W_OK);
+    mkdirSync(dirname(path), { recursive: true });
     if (existsSync(path)) accessSync(path, constants.W_OK);
+    const fd = openSync(probe, 'w');
+    try {
+      writeSync(fd, 'probe');
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+      rmSync(probe, { force: true });
+    }
+    return null;
   } catch (error) {
-    throw storageError('SQLITE_READONLY', `the database location cannot be written (${(error as Error).message})`);
+    return error as Error;
   }
+}
+
+function assertWritable(path: string): void {
+  const why = locationWriteError(path);
+  if (why) throw storageError('SQLITE_READONLY', `the database location cannot be written (${why.message})`);
 }
 
 function connect(path: string): Connection {
@@ -82,8 +97,23 @@ function connect(path: string): Connection {
   }
 }
 
-/** Errors after which the connection itself may be stuck (opened read-only, its file gone): reopen it. */
-const REOPEN = /^SQLITE_(READONLY|CANTOPEN)/;
+/**
+ * Storage errors after which the connection itself may be stuck: opened read-only, its file
+ * gone, or its filesystem failed (an I/O error, then read-only). It is closed, so its files can
+ * be released and repaired, and opened again at the next use that finds the location writable.
+ */
+const REOPEN = /^SQLITE_(READONLY|CANTOPEN|IOERR)/;
+
+/**
+ * SQLite says `disk I/O error` when the filesystem under an open file turned read-only; the
+ * location's own state names the real cause for the log line.
+ */
+function explainStorageError(error: unknown, path: string): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (path === ':memory:' || typeof code !== 'string' || !REOPEN.test(code)) return error;
+  const why = locationWriteError(path);
+  return why ? storageError(code, `${(error as Error).message}; the database location cannot be written (${why.message})`) : error;
+}
 
 export function openSqlite(path: string): Database {
   // A location that cannot be written or opened right now (read-only, failing) does not stop
@@ -182,8 +212,10 @@ export function openSqlite(path: string): Database {
         }
       });
     } catch (error) {
-      availability.failed(error);
-      if (REOPEN.test(String((error as { code?: unknown } | null)?.code))) disconnect();
+      if (REOPEN.test(String((error as { code?: unknown } | null)?.code))) {
+        if (availability.available) availability.failed(explainStorageError(error, path));
+        disconnect();
+      } else availability.failed(error);
       for (const item of batch) item.reject(error);
       checkpointAfterBatch();
       return;

@@ -5,8 +5,8 @@ import SQLite from 'better-sqlite3';
 import { runCli } from '../helpers/cli.js';
 import { TEST_BACKEND } from '../helpers/db.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
-import { mountSmallDisk, STORAGE_SKIP, type SmallDisk } from '../helpers/storage.js';
-import { assertNothingLost, startWriteLoad } from '../helpers/write-load.js';
+import { type FailingDisk, failingDiskSkip, mountFailingDisk, mountSmallDisk, STORAGE_SKIP, type SmallDisk } from '../helpers/storage.js';
+import { assertNothingLost, startWriteLoad, type WriteLoad } from '../helpers/write-load.js';
 
 // The SQLite database's location is read-only when the server starts (a filesystem remounted
 // read-only, a volume attached read-only): the server listens anyway, not ready, answers 503
@@ -109,6 +109,78 @@ describe('SQLite on a read-only location', { skip }, () => {
     db.close();
     assertNothingLost([...before3, ...load.acked], stored);
     const verify = await runCli(['registry', 'verify', '--org', 'ro', '--json'], env);
+    assert.equal(verify.code, 0, verify.stdout);
+  });
+});
+
+// The location turns read-only under the running server: a private ext4 filesystem on a loop
+// device records an error and, mounted errors=remount-ro, becomes read-only while the database
+// is open for writing (as a failing disk does; a plain remount would be refused). Writes answer
+// 503, /readyz 503, the cause is logged once; the server lets go of its files, so the operator
+// can unmount and repair the filesystem; once it is mounted again the server recovers by itself
+// and every acknowledged write is there.
+const failingSkip = TEST_BACKEND !== 'sqlite' ? 'SQLite backend only' : failingDiskSkip();
+
+describe('SQLite location turning read-only under the running server', { skip: failingSkip }, () => {
+  let disk: FailingDisk;
+  let server: RunningServer;
+  let load: WriteLoad;
+  let env: Record<string, string>;
+
+  before(async () => {
+    disk = mountFailingDisk(32);
+    env = { DATABASE_URL: `sqlite:${join(disk.dir, 'cra.db')}` };
+    assert.equal((await runCli(['org', 'create', 'fail'], env)).code, 0);
+    const key = (await runCli(['key', 'create', '--org', 'fail', '--name', 'k', '--scopes', 'incidents:write', '--json'], env)).json()
+      .secret as string;
+    server = await startServer({ ...env, LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '1000000' });
+    load = startWriteLoad(server.url, key, 4);
+    await load.nextSuccess();
+  });
+  after(async () => {
+    await load?.stop();
+    await server?.stop();
+    disk?.destroy();
+  });
+
+  it('answers 503 while read-only, lets go of its files for the repair, and recovers by itself once mounted again', async () => {
+    disk.fail();
+    await load.nextUnavailable();
+    const ready = await fetch(`${server.url}/readyz`);
+    assert.equal(ready.status, 503);
+    assert.equal(((await ready.json()) as { database: string }).database, 'unavailable');
+
+    // Nothing of the server keeps the filesystem busy: the operator can unmount and repair it.
+    const deadline = Date.now() + 20_000;
+    while (!disk.tryUnmount()) {
+      if (Date.now() > deadline) assert.fail('the server still holds files open on the failed filesystem');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await load.nextUnavailable();
+    assert.equal((await fetch(`${server.url}/readyz`)).status, 503);
+
+    disk.repairAndMount();
+    await load.nextSuccess(20_000);
+    await load.nextSuccess();
+    assert.equal((await fetch(`${server.url}/readyz`)).status, 200);
+    assert.equal(server.process.exitCode, null);
+    assert.deepEqual(load.problems, []);
+  });
+
+  it('logs the real cause once and loses no acknowledged write', async () => {
+    await load.stop();
+    const lines = server.logs().split('\n');
+    const down = lines.filter((l) => l.includes('database unavailable'));
+    assert.equal(down.length, 1, down.join('\n'));
+    assert.match(down[0]!, /SQLITE_(IOERR|READONLY)\w*: .*the database location cannot be written \(EROFS: read-only file system/);
+    assert.ok(lines.some((l) => l.includes('database available again')));
+
+    const db = new SQLite(join(disk.dir, 'cra.db'), { readonly: true });
+    const stored = db.prepare('select incident_number from signals').pluck().all() as number[];
+    db.close();
+    assert.ok(load.acked.length > 0 && load.unavailable > 0);
+    assertNothingLost(load.acked, stored);
+    const verify = await runCli(['registry', 'verify', '--org', 'fail', '--json'], env);
     assert.equal(verify.code, 0, verify.stdout);
   });
 });
