@@ -4,12 +4,13 @@ import type { Config } from './config.js';
 import { registerAuth } from './http/auth.js';
 import { registerCompression } from './http/compression.js';
 import { API_PREFIX, SHORT_PREFIX } from './http/context.js';
+import { registerClosingAnswer } from './http/closing.js';
 import { registerDatabaseGate } from './http/database-gate.js';
 import { registerErrorHandling } from './http/errors.js';
 import { registerHealth } from './http/health.js';
 import { registerJsonOnly } from './http/json-body.js';
 import { onClientError, onFrameworkError, registerMalformedRequestAnswers } from './http/malformed-requests.js';
-import { registerRequestDeadlines, serverTimeoutOptions } from './http/timeouts.js';
+import { registerBodyIdleTimeout, registerRequestDeadlines, serverTimeoutOptions } from './http/timeouts.js';
 import { registerShortFormHosts } from './http/hosts.js';
 import { routeEveryMethod, trackOperations } from './http/method-not-allowed.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -61,7 +62,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     trustProxy: config.trustProxy,
     genReqId: () => randomUUID(),
     exposeHeadRoutes: false,
-    return503OnClosing: true,
+    // Requests that arrive while closing get the contract's 503 (registerClosingAnswer).
+    return503OnClosing: false,
     bodyLimit: config.incidentMaxBytes,
     requestTimeout: timeouts.requestTimeout,
     // Node would answer a missing Host with an empty 400; registerMalformedRequestAnswers does it.
@@ -75,9 +77,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
     done();
   });
+  registerClosingAnswer(app);
 
   registerMalformedRequestAnswers(app);
   registerRequestDeadlines(app, config.requestTimeoutMs);
+  registerBodyIdleTimeout(app, config.bodyIdleTimeoutMs);
   registerErrorHandling(app, { onUnavailable: (error) => database.availability.failed(error) });
   registerJsonOnly(app);
   await registerCompression(app);

@@ -22,6 +22,8 @@ export interface Config {
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   sbomRequestTimeoutMs: number;
+  /** Longest pause between two pieces of a request body (then 408), whatever the operation's deadline. */
+  bodyIdleTimeoutMs: number;
   /** SBOM bodies held in memory at once, in bytes (beyond: 503); always at least one sbomMaxBytes. */
   sbomInflightBytes: number;
   trustProxy: boolean | string;
@@ -107,12 +109,14 @@ export function publicBaseUrl(config: Pick<Config, 'publicUrl' | 'host' | 'port'
  * 10 s and an ordinary request (64 KiB at most) within 30 s. An SBOM of up to 50 MiB gets
  * 10 minutes: a pipeline sending at 1 Mbit/s needs about 7.
  */
-function timeouts(env: Env): Pick<Config, 'headersTimeoutMs' | 'requestTimeoutMs' | 'sbomRequestTimeoutMs'> {
+function timeouts(env: Env): Pick<Config, 'headersTimeoutMs' | 'requestTimeoutMs' | 'sbomRequestTimeoutMs' | 'bodyIdleTimeoutMs'> {
   const headersTimeoutMs = positiveInt(env, 'HEADERS_TIMEOUT_MS', 10_000);
   const requestTimeoutMs = positiveInt(env, 'REQUEST_TIMEOUT_MS', 30_000);
   const sbomRequestTimeoutMs = positiveInt(env, 'SBOM_REQUEST_TIMEOUT_MS', 600_000);
+  // A client that stops sending mid-body would otherwise hold an SBOM upload for 10 minutes.
+  const bodyIdleTimeoutMs = positiveInt(env, 'BODY_IDLE_TIMEOUT_MS', 20_000);
   if (headersTimeoutMs > requestTimeoutMs) throw new ConfigError('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS');
-  return { headersTimeoutMs, requestTimeoutMs, sbomRequestTimeoutMs };
+  return { headersTimeoutMs, requestTimeoutMs, sbomRequestTimeoutMs, bodyIdleTimeoutMs };
 }
 
 export function loadConfig(env: Env = process.env): Readonly<Config> {

@@ -1,7 +1,7 @@
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { migrationRunner } from './db/apply-migrations.js';
-import { openDatabase } from './db/index.js';
+import { isUnavailable, openDatabase } from './db/index.js';
 import { createRateLimitStore } from './http/rate-limit/index.js';
 import { createServices } from './services.js';
 import { resolveConsoleSecret } from './console/auth/secret-box.js';
@@ -33,7 +33,16 @@ async function main(): Promise<void> {
   app = await buildApp({ config, services, rateLimitStore, schemaReady: () => schemaReady });
   if (!consoleSecret) app.log.warn('CONSOLE_SECRET is not set: the console cannot enrol or sign anyone in on PostgreSQL until it is');
   // Webhook delivery and clock events run on timers beside the API, never inside a request.
-  const webhookWorkers = startWebhookWorkers({ database, config: config.webhooks, consoleSecret, log: app.log });
+  // While the database is unavailable their failures are part of the outage: logged once by
+  // the availability (or the migration runner at start), not every poll.
+  const workerLog = {
+    warn(obj: { err?: unknown }, msg: string) {
+      if (!isUnavailable(obj.err)) return app!.log.warn(obj, msg);
+      if (schemaReady) database.availability.failed(obj.err);
+      app!.log.debug(obj, msg);
+    },
+  };
+  const webhookWorkers = startWebhookWorkers({ database, config: config.webhooks, consoleSecret, log: workerLog });
   // One line when the database stops answering or writing (with the real cause), one when it is back.
   database.availability.onChange((change) => {
     if (change.available) app!.log.info('database available again');

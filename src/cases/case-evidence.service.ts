@@ -14,6 +14,7 @@ import { casesRepo } from './cases.repo.js';
 import type { CaseService } from './cases.service.js';
 import { csafAdvisory } from './csaf-advisory.js';
 import { CATALOGUE_VERSION, type ReportFields } from './report-catalogue.js';
+import { assertStorableText } from '../shared/storable-text.js';
 
 // 14(8) advisories and the evidence bundle of a case (art14.md "Informing users", "Evidence").
 
@@ -51,6 +52,7 @@ export function createCaseEvidenceService(
       incidentNumber: number,
       publication?: { url: string; at?: Date; actor?: string },
     ): Promise<Record<string, unknown>> {
+      assertStorableText({ url: publication?.url });
       const org = await orgs.requireOrg(orgSlug);
       let kase = await cases.requireCase(org.id, incidentNumber);
       if (!kase.product_sku)

@@ -7,6 +7,7 @@ import type { OrgService } from '../orgs/orgs.service.js';
 import { productsRepo } from '../products/products.repo.js';
 import { appendRegistryEntry } from '../registry/registry.service.js';
 import { canonicalJson } from '../shared/canonical-json.js';
+import { assertStorableText } from '../shared/storable-text.js';
 import { emitReportFiled } from '../webhooks/case-events.js';
 import { iso, systemClock, type Clock } from '../shared/time.js';
 import { noCaseEvents, type CaseEventSink } from './case-events.js';
@@ -207,6 +208,7 @@ export function createCaseReportService(
 
     /** Records the filing in the SRP; refuses a report lacking a required field, naming every one. */
     async fileReport(orgSlug: string, incidentNumber: number, stage: StageName, input: FileInput): Promise<ReportView> {
+      assertStorableText({ reference: input.reference, filed_by: input.filedBy });
       const { org, kase } = await load(orgSlug, incidentNumber);
       const label = stageLabel(stage, input.seq);
       if (kase.status !== 'open') throw new AppError('conflict', `case ${incidentNumber} is closed`);
@@ -331,6 +333,7 @@ export function createCaseReportService(
 
     /** A corrective or mitigating measure is available: a vulnerability's final report is due 14 days later. */
     async recordFix(orgSlug: string, incidentNumber: number, at: Date, description: string | undefined, actor = 'cli') {
+      assertStorableText({ description });
       const { org, kase } = await load(orgSlug, incidentNumber);
       if (kase.status !== 'open') throw new AppError('conflict', `case ${incidentNumber} is closed`);
       if (kase.fix_available_at !== null)

@@ -172,7 +172,7 @@ export function createCaseService(
 
     /** The human decision of decisions §2 and art14.md: a signal becomes a case with the same number. */
     async openCase(orgSlug: string, input: OpenCaseInput): Promise<CaseView> {
-      assertStorableText({ title: input.title, note: input.note });
+      assertStorableText({ title: input.title, note: input.note, reason: input.notifiableReason, product: input.productSku });
       const org = await orgs.requireOrg(orgSlug);
       const signal = await signalsRepo.findByNumber(database.db, org.id, input.signalNumber);
       if (!signal) throw new AppError('not_found', `no signal with incident number ${input.signalNumber}`);

@@ -1,4 +1,5 @@
 import type { CaseKind, StageName } from './stage-rules.js';
+import { unstorableReason } from '../shared/storable-text.js';
 
 // The field catalogue of the Article 14 reports: the one place that says which field each
 // stage's report has and which are required, per kind of case. It follows the Article 14 text
@@ -187,6 +188,11 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})
  */
 export function checkValue(field: FieldDef, raw: ReportValue): { value: ReportValue } | { error: string } {
   const fail = (why: string) => ({ error: `${field.key}: ${why}` });
+  // Checked first: no later message quotes text no database could store.
+  for (const piece of Array.isArray(raw) ? raw : [raw]) {
+    const unstorable = unstorableReason(piece);
+    if (unstorable) return fail(unstorable);
+  }
   const list = (Array.isArray(raw) ? raw : raw.split(',')).map((s) => s.trim()).filter(Boolean);
   const text = Array.isArray(raw) ? raw.join(', ') : raw.trim();
   switch (field.type) {

@@ -8,6 +8,7 @@ import { iso, systemClock, type Clock } from '../shared/time.js';
 import { noCaseEvents, type CaseEventSink } from './case-events.js';
 import { casesRepo } from './cases.repo.js';
 import { assertUntriaged, SIGNAL_DISMISSED, SIGNAL_INCOMING, SIGNAL_MERGED } from './case-rules.js';
+import { assertStorableText, isStorableText } from '../shared/storable-text.js';
 
 // Triage of inbound signals (art14.md): besides opening a case (cases.service), a signal can be
 // dismissed with a reason, merged into an existing case as a duplicate (no second clock), or
@@ -29,6 +30,7 @@ export function createTriageService(database: Database, orgs: OrgService, option
 
   return {
     async dismissSignal(orgSlug: string, incidentNumber: number, reason: string, actor = 'cli'): Promise<SignalWithProduct> {
+      assertStorableText({ reason });
       const org = await orgs.requireOrg(orgSlug);
       const why = reason.trim();
       if (!why) throw new AppError('validation_failed', 'dismissing a signal needs a reason (--reason)');
@@ -65,7 +67,8 @@ export function createTriageService(database: Database, orgs: OrgService, option
     async attributeSignal(orgSlug: string, incidentNumber: number, sku: string, actor = 'cli'): Promise<SignalWithProduct> {
       const org = await orgs.requireOrg(orgSlug);
       const signal = await requireIncoming(org.id, incidentNumber);
-      const product = await productsRepo.findBySku(database.db, org.id, sku);
+      // A SKU no database could hold names no product (PostgreSQL would refuse the query).
+      const product = isStorableText(sku) ? await productsRepo.findBySku(database.db, org.id, sku) : undefined;
       if (!product) throw new AppError('product_not_found', `no product with SKU "${sku}"`);
       const at = iso(clock());
       await database.transaction(async (trx) => {

@@ -2,6 +2,7 @@ import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
 import { Availability } from './availability.js';
 import { chunkedInsert } from './bulk-insert.js';
+import { assertStorableParameters } from './storable-parameters.js';
 import type { Database } from './database.js';
 import type { DB } from './schema.js';
 import { insideTransaction, pingOrProbe, refuseNested } from './transaction-scope.js';
@@ -46,6 +47,14 @@ function guardConnection(client: pg.PoolClient, availability: Availability): voi
   client.on('error', (error) => availability.failed(error));
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    // Kysely calls query(sql, parameters); text PostgreSQL would refuse is a 422, not a 500.
+    if (typeof args[0] === 'string' && Array.isArray(args[1])) {
+      try {
+        assertStorableParameters(args[0], args[1]);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
     const result = query(...args);
     if (result instanceof Promise) {
       result.catch((error: unknown) => {

@@ -27,16 +27,22 @@ export function createStatementCache(native: SQLite.Database): Prepare {
 }
 
 /**
- * The connection as Kysely's SqliteDialect sees it, preparing through the cache. A full disk or
- * an I/O error can make SQLite roll a transaction back by itself; Kysely then still sends
- * `rollback`, whose "no transaction is active" would replace the real error. Here that
- * `rollback` does nothing, so the caller hears SQLITE_FULL, SQLITE_IOERR… instead.
+ * The connection as Kysely's SqliteDialect sees it, preparing through the cache of whichever
+ * native connection is current (`current` opens it if there is none, or throws the storage
+ * error that prevents it). A full disk or an I/O error can make SQLite roll a transaction back
+ * by itself; Kysely then still sends `rollback`, whose "no transaction is active" would replace
+ * the real error. Here that `rollback` does nothing, so the caller hears SQLITE_FULL,
+ * SQLITE_IOERR… instead.
  */
-export function kyselyDatabase(native: SQLite.Database, prepare: Prepare): SqliteDatabase {
+export function kyselyDatabase(current: () => { native: SQLite.Database; prepare: Prepare }, close: () => void): SqliteDatabase {
   const noTransaction = { reader: false, run: () => ({ changes: 0, lastInsertRowid: 0 }) };
   return {
-    close: () => native.close(),
-    prepare: (sql: string) =>
-      (sql === 'rollback' && !native.inTransaction ? noTransaction : prepare(sql)) as unknown as ReturnType<SqliteDatabase['prepare']>,
+    close,
+    prepare: (sql: string) => {
+      const c = current();
+      return (sql === 'rollback' && !c.native.inTransaction ? noTransaction : c.prepare(sql)) as unknown as ReturnType<
+        SqliteDatabase['prepare']
+      >;
+    },
   };
 }

@@ -50,3 +50,40 @@ export function registerRequestDeadlines(app: FastifyInstance, defaultMs: number
     done();
   });
 }
+
+/**
+ * A request body must keep arriving: once the body is being read, a pause of `idleMs` with no
+ * byte received gets 408 and the connection is closed, long before the operation's deadline
+ * (10 minutes for SBOM ingest). Starts when the body is about to be read (preParsing), so time
+ * the server spends before reading (authentication) never counts against the client. Counts the
+ * socket's bytes (also read while Node's parser consumes the socket directly, without 'data'
+ * events), so it neither reads the body nor touches the socket's own timeout (keep-alive).
+ */
+export function registerBodyIdleTimeout(app: FastifyInstance, idleMs: number): void {
+  const every = Math.max(25, Math.min(1000, Math.floor(idleMs / 4)));
+  app.addHook('preParsing', (request, reply, payload, done) => {
+    const raw = request.raw;
+    if (raw.complete) return done(null, payload);
+    const socket = raw.socket;
+    let bytes = socket.bytesRead;
+    let lastArrival = performance.now();
+    const check = setInterval(() => {
+      if (raw.complete || reply.sent || socket.destroyed) return clearInterval(check);
+      const now = performance.now();
+      if (socket.bytesRead !== bytes) {
+        bytes = socket.bytesRead;
+        lastArrival = now;
+        return;
+      }
+      if (now - lastArrival < idleMs) return;
+      clearInterval(check);
+      request.log.info({ idleMs }, 'request body stalled; closing the connection');
+      socket.end(rawErrorResponse('request_timeout', `no part of the request body arrived for ${idleMs} ms`), () => socket.destroy());
+    }, every);
+    check.unref();
+    // An 'end' listener does not start the body flowing: the content parser still reads it all.
+    raw.once('end', () => clearInterval(check));
+    reply.raw.once('close', () => clearInterval(check));
+    done(null, payload);
+  });
+}

@@ -50,6 +50,12 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** Checks and normalises the given details; an empty string clears a value. */
 function checkedDetails(input: OrganisationDetailsInput): Partial<OrganisationDetails> {
+  assertStorableText({
+    legal_name: input.legalName,
+    address: input.postalAddress,
+    contact_email: input.contactEmail,
+    member_state: input.memberState,
+  });
   const change: Partial<OrganisationDetails> = {};
   const text = (v: string) => v.trim() || null;
   if (input.legalName !== undefined) change.legal_name = text(input.legalName);

@@ -125,7 +125,7 @@ export function createProductService(database: Database, orgs: OrgService, clock
     },
 
     async addProduct(orgSlug: string, sku: string, fields: ProductFields & { name: string }, actor = 'cli'): Promise<ProductRow> {
-      assertStorableText({ sku, name: fields.name, gtin: fields.gtin, firmware_version: fields.firmwareVersion });
+      assertStorableText({ sku, name: fields.name, gtin: fields.gtin, firmware_version: fields.firmwareVersion, markets: fields.markets });
       const org = await orgs.requireOrg(orgSlug);
       if (!SKU.test(sku)) throw new AppError('validation_failed', 'a SKU is 1–100 letters, digits, dots, dashes or underscores');
       const now = iso(clock());
@@ -150,7 +150,7 @@ export function createProductService(database: Database, orgs: OrgService, clock
     },
 
     async updateProduct(orgSlug: string, sku: string, fields: ProductFields, actor = 'cli'): Promise<ProductRow> {
-      assertStorableText({ name: fields.name, gtin: fields.gtin, firmware_version: fields.firmwareVersion });
+      assertStorableText({ name: fields.name, gtin: fields.gtin, firmware_version: fields.firmwareVersion, markets: fields.markets });
       const org = await orgs.requireOrg(orgSlug);
       const product = await requireProduct(org.id, sku);
       const now = iso(clock());

@@ -11,6 +11,7 @@ import { EVENT_TYPES, isEventType } from './event-types.js';
 import type { WebhookSecrets } from './secret-storage.js';
 import { generateSecret } from './signing.js';
 import { resolveTarget, systemLookup, type Lookup } from './ssrf.js';
+import { assertStorableText } from '../shared/storable-text.js';
 
 /** An endpoint as administrators see it: never its secret. */
 export interface EndpointView {
@@ -89,6 +90,7 @@ export function createWebhookService(
 
   return {
     async addEndpoint(input: { org: string; url: string; events?: string }): Promise<IssuedSecret> {
+      assertStorableText({ url: input.url, events: input.events });
       const org = await orgs.requireOrg(input.org);
       const eventTypes = parseEventFilter(input.events);
       const target = await resolveTarget(input.url, policy);

@@ -50,6 +50,11 @@ export function resolveConsoleSecret(configured: string | null, databaseUrl: str
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
   }
-  chmodSync(file, 0o600);
+  try {
+    chmodSync(file, 0o600);
+  } catch (error) {
+    // A location mounted read-only: the server still starts (not ready until it is writable).
+    if ((error as NodeJS.ErrnoException).code !== 'EROFS') throw error;
+  }
   return readFileSync(file, 'utf8').trim();
 }
