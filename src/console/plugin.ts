@@ -17,6 +17,7 @@ import { registerMemberPages } from './members.page.js';
 import { registerProductPages } from './products.page.js';
 import { registerSignalPages } from './signals.page.js';
 import { registerTodayPage } from './today.page.js';
+import { registerWebhookPages } from './webhooks.page.js';
 import { VIEWS_DIR } from './paths.js';
 import { render } from './render.js';
 import { orgOf, registerSessionLookup, requireSignedIn } from './session.js';
@@ -90,6 +91,7 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
             registerProductPages(org, deps);
             registerActivityPages(org, deps);
             registerMemberPages(org, deps);
+            registerWebhookPages(org, deps);
           },
           { prefix: '/o/:org' },
         );
