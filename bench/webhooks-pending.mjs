@@ -2,9 +2,9 @@
 // slows the API). One server process on the embedded default (SQLite) with one webhook
 // endpoint on a receiver at 127.0.0.1 that is slow and failing (503 after 500 ms), so the
 // server's dispatcher keeps claiming, sending and recording attempts the whole time. Each round
-// measures GET products and POST incidents with no delivery pending, then again right after
-// 1,000 deliveries were written to the outbox (through the same emitEvent as the real events,
-// due at once); the row reports the median ratio pending/none with its range.
+// measures GET products and POST incidents with no delivery pending and right after 1,000
+// deliveries were written to the outbox (through the same emitEvent as the real events, due at
+// once), in alternating order; the row reports the median ratio pending/none with its range.
 //
 //   node bench/webhooks-pending.mjs [--duration 6] [--connections 50] [--rounds 3]
 //   npm run bench -- --only webhooks
@@ -101,7 +101,8 @@ export async function runWebhooksBench({ duration = 6, connections = 50, rounds 
     await new Promise((r) => setTimeout(r, 6000)); // the server's start-up work, as in http.mjs
     for (let round = 1; round <= rounds; round++) {
       for (const [name, opts] of targets) {
-        for (const condition of ['none', 'pending']) {
+        // Alternated between rounds, so neither condition is always the warmer, later measurement.
+        for (const condition of round % 2 ? ['none', 'pending'] : ['pending', 'none']) {
           await clearPending(database);
           if (condition === 'pending') await addPending(database, org.id, PENDING);
           const before = await pendingCount(database);
