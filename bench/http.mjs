@@ -37,7 +37,7 @@ async function waitUp(url, child) {
   throw new Error(`${url} did not start`);
 }
 
-async function startProcess(args, env) {
+export async function startProcess(args, env) {
   const port = await freePort();
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
@@ -58,17 +58,17 @@ async function startProcess(args, env) {
   };
 }
 
-function admin(env, ...args) {
+export function admin(env, ...args) {
   return JSON.parse(execFileSync(process.execPath, [CLI, ...args, '--json'], { cwd: ROOT, env: { ...process.env, ...env } }).toString());
 }
 
-function cannon(opts) {
+export function cannon(opts) {
   return new Promise((resolve, reject) => {
     autocannon({ connections: 50, pipelining: 1, ...opts }, (err, result) => (err ? reject(err) : resolve(result)));
   });
 }
 
-function summarise(name, result) {
+export function summarise(name, result) {
   const byStatus = {};
   for (const [code, { count }] of Object.entries(result.statusCodeStats ?? {})) byStatus[code] = count;
   return {
@@ -83,12 +83,12 @@ function summarise(name, result) {
   };
 }
 
-const median = (values) => {
+export const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
-const range = (values) => [Math.min(...values), Math.max(...values)];
+export const range = (values) => [Math.min(...values), Math.max(...values)];
 const ratio = (a, b) => Number((a / b).toFixed(2));
 
 /**

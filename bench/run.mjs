@@ -1,6 +1,7 @@
 // `npm run bench`: the service against the framework's limit on this machine, in one run.
 // Prints a table and writes bench/results.json. Options: --duration S (per HTTP target, 6),
 // --connections N (50), --rounds N (3), --sbom-runs N (5), --skip-sbom, --only products,429,
+// --only webhooks (API throughput with 1,000 webhook deliveries pending, bench/webhooks-pending.mjs),
 // --only sbom (the SBOM rows alone: ingest, read latency during an ingest, storage, search, RSS;
 // with DATABASE_URL=postgres://… they run on a scratch database of that PostgreSQL server).
 import { writeFileSync } from 'node:fs';
@@ -26,6 +27,12 @@ const GOALS = {
 };
 
 const only = arg('only', null)?.split(',');
+if (only?.length === 1 && only[0] === 'webhooks') {
+  // The webhooks row alone (bench/webhooks-pending.mjs): API throughput with 1,000 deliveries pending.
+  const { benchWebhooks } = await import('./webhooks-pending.mjs');
+  await benchWebhooks({ duration, connections, rounds: Number(arg('rounds', 3)) });
+  process.exit(0);
+}
 const sbomOnly = only?.length === 1 && only[0] === 'sbom';
 const rounds = Number(arg('rounds', 3));
 let http = [];

@@ -1,4 +1,3 @@
-import { noCaseEvents, type CaseEventSink } from './cases/case-events.js';
 import { createCaseEvidenceService } from './cases/case-evidence.service.js';
 import { createCaseReportService } from './cases/case-reports.service.js';
 import { createCaseService } from './cases/cases.service.js';
@@ -34,23 +33,16 @@ export interface ServiceDeps {
   console?: { secret: string | null; idleMinutes?: number };
   /** Which webhook endpoint URLs are admitted (WEBHOOK_ALLOW_PRIVATE); non-public ones are refused when absent. */
   webhookPolicy?: { allowPrivate: boolean; lookup?: Lookup };
-  /** Called inside the transaction of every case and triage change (default: nothing). */
-  events?: CaseEventSink;
 }
 
-export function createServices({
-  database,
-  clock = systemClock,
-  console: consoleOptions,
-  webhookPolicy,
-  events = noCaseEvents,
-}: ServiceDeps) {
+export function createServices({ database, clock = systemClock, console: consoleOptions, webhookPolicy }: ServiceDeps) {
   const orgs = createOrgService(database, clock);
   const products = createProductService(database, orgs, clock);
   const box = consoleOptions?.secret ? createSecretBox(consoleOptions.secret) : null;
   const idleMs = (consoleOptions?.idleMinutes ?? DEFAULT_SESSION_LIMITS.idleMs / 60_000) * 60_000;
-  // `events` is where the webhooks outbox joins every case and triage change (cases/case-events.ts).
-  const caseOptions = { clock, events };
+  // Case changes write their webhook events to the outbox themselves, in their own transaction
+  // (webhooks/case-events.ts): the one seam between the workflow and webhooks.
+  const caseOptions = { clock };
   const cases = createCaseService(database, orgs, products, caseOptions);
   const reports = createCaseReportService(database, orgs, cases, caseOptions);
   return {

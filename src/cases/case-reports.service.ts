@@ -10,7 +10,6 @@ import { canonicalJson } from '../shared/canonical-json.js';
 import { assertStorableText } from '../shared/storable-text.js';
 import { emitReportFiled } from '../webhooks/case-events.js';
 import { iso, systemClock, type Clock } from '../shared/time.js';
-import { noCaseEvents, type CaseEventSink } from './case-events.js';
 import { caseContextRepo } from './case-context.repo.js';
 import { caseReportsRepo, newReportRow } from './case-reports.repo.js';
 import { casesRepo, type CaseWithProduct } from './cases.repo.js';
@@ -56,14 +55,8 @@ export interface FileInput {
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
-export function createCaseReportService(
-  database: Database,
-  orgs: OrgService,
-  cases: CaseService,
-  options: { clock?: Clock; events?: CaseEventSink } = {},
-) {
+export function createCaseReportService(database: Database, orgs: OrgService, cases: CaseService, options: { clock?: Clock } = {}) {
   const clock = options.clock ?? systemClock;
-  const events = options.events ?? noCaseEvents;
 
   async function load(orgSlug: string, incidentNumber: number) {
     const org = await orgs.requireOrg(orgSlug);
@@ -297,7 +290,6 @@ export function createCaseReportService(
           { incident_number: incidentNumber, stage, seq: found.seq, filed_at: filedIso, reference },
           nowIso,
         );
-        await events(trx, { type: 'case.report_filed', orgId: org.id, incidentNumber, at: nowIso, data: details });
       });
       // Read back: the case row changed too (the send time of the early warning or notification).
       const after = await reportRow(database.db, kase, stage, found.seq);
@@ -325,7 +317,6 @@ export function createCaseReportService(
           { actor, action: 'case.intermediate_requested', subject: `case ${incidentNumber}`, details },
           now,
         );
-        await events(trx, { type: 'case.intermediate_requested', orgId: org.id, incidentNumber, at: now, data: details });
         return inserted;
       });
       return viewOf(org, kase, 'intermediate', row.seq, row);
@@ -351,7 +342,6 @@ export function createCaseReportService(
           throw new AppError('conflict', `case ${incidentNumber} changed meanwhile; retry`);
         const details = { incident_number: incidentNumber, available_at: change.fix_available_at, description: change.fix_description };
         await appendRegistryEntry(trx, org.id, { actor, action: 'case.fix_available', subject: `case ${incidentNumber}`, details }, nowIso);
-        await events(trx, { type: 'case.fix_available', orgId: org.id, incidentNumber, at: nowIso, data: details });
       });
       return cases.view({ ...kase, ...change }, now);
     },

@@ -9,7 +9,6 @@ import { appendRegistryEntry } from '../registry/registry.service.js';
 import { iso, systemClock, type Clock } from '../shared/time.js';
 import { emitCaseClosed, emitReportFiled } from '../webhooks/case-events.js';
 import { assertUntriaged } from './case-rules.js';
-import { noCaseEvents, type CaseEventSink } from './case-events.js';
 import { caseReportsRepo, stageFacts } from './case-reports.repo.js';
 import { caseStages, closeBlockers, stageLabel, type StageStatus } from './stage-rules.js';
 import { casesRepo, type CaseWithProduct } from './cases.repo.js';
@@ -76,8 +75,6 @@ export interface OpenCaseInput {
 
 export interface CaseServiceOptions {
   clock?: Clock;
-  /** Called inside the transaction of every change (the webhooks outbox seam). */
-  events?: CaseEventSink;
 }
 
 /** The longest note one addition may carry. */
@@ -93,7 +90,6 @@ export function createCaseService(
 ) {
   const options = typeof clockOrOptions === 'function' ? { clock: clockOrOptions } : clockOrOptions;
   const clock = options.clock ?? systemClock;
-  const events = options.events ?? noCaseEvents;
 
   async function requireCase(orgId: string, incidentNumber: number): Promise<CaseWithProduct> {
     const row = await casesRepo.findByNumber(database.db, orgId, incidentNumber);
@@ -161,7 +157,6 @@ export function createCaseService(
         nowIso,
       );
       await emitReportFiled(trx, org.id, { incident_number: incidentNumber, stage, seq: 0, filed_at: sentIso, reference: null }, nowIso);
-      await events(trx, { type: 'case.report_filed', orgId: org.id, incidentNumber, at: nowIso, data: { stage, seq: 0, ...details } });
     });
     return view({ ...row, [column]: sentIso }, now);
   }
@@ -209,7 +204,7 @@ export function createCaseService(
         actor: input.actor ?? 'cli',
       };
       const row = await database
-        .transaction((trx) => openCase(trx, signal, fields, events))
+        .transaction((trx) => openCase(trx, signal, fields))
         .catch((error: unknown) => {
           throw isUniqueViolation(error) ? duplicate() : error;
         });
@@ -299,7 +294,6 @@ export function createCaseService(
         };
         await appendRegistryEntry(trx, org.id, { actor, action: 'case.closed', subject: `case ${incidentNumber}`, details }, now);
         await emitCaseClosed(trx, org.id, incidentNumber, now);
-        await events(trx, { type: 'case.closed', orgId: org.id, incidentNumber, at: now, data: details });
       });
       return { ...before, status: 'closed', closed_at: now };
     },

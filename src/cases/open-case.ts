@@ -4,7 +4,6 @@ import { signalsRepo } from '../incidents/signals.repo.js';
 import { appendRegistryEntry } from '../registry/registry.service.js';
 import { emitCaseOpened } from '../webhooks/case-events.js';
 import { AppError } from '../errors.js';
-import { noCaseEvents, type CaseEventSink } from './case-events.js';
 import { newCaseRow, SIGNAL_CASE_OPENED, SIGNAL_INCOMING, type NewCaseFields } from './case-rules.js';
 import { casesRepo } from './cases.repo.js';
 
@@ -20,12 +19,7 @@ export interface OpenCaseFields extends NewCaseFields {
  * the `case.opened` registry entry and webhook event. The one place a case comes into being, for intake in mode
  * `case` (same transaction as the signal) and for the human decision (CLI, console).
  */
-export async function openCase(
-  trx: Trx,
-  signal: SignalRow,
-  fields: OpenCaseFields,
-  events: CaseEventSink = noCaseEvents,
-): Promise<CaseRow> {
+export async function openCase(trx: Trx, signal: SignalRow, fields: OpenCaseFields): Promise<CaseRow> {
   const row = newCaseRow(signal, fields);
   await casesRepo.insert(trx, row);
   // Only an INCOMING signal moves (intake in mode `case` stores it as CASE_OPENED already): a
@@ -47,7 +41,6 @@ export async function openCase(
     { actor: fields.actor, action: 'case.opened', subject: `case ${row.incident_number}`, details },
     fields.now,
   );
-  await events(trx, { type: 'case.opened', orgId: signal.org_id, incidentNumber: row.incident_number, at: fields.now, data: details });
   await emitCaseOpened(trx, row, fields.productSku);
   return row;
 }

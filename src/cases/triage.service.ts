@@ -5,7 +5,6 @@ import type { OrgService } from '../orgs/orgs.service.js';
 import { productsRepo } from '../products/products.repo.js';
 import { appendRegistryEntry } from '../registry/registry.service.js';
 import { iso, systemClock, type Clock } from '../shared/time.js';
-import { noCaseEvents, type CaseEventSink } from './case-events.js';
 import { casesRepo } from './cases.repo.js';
 import { assertUntriaged, SIGNAL_DISMISSED, SIGNAL_INCOMING, SIGNAL_MERGED } from './case-rules.js';
 import { assertStorableText, isStorableText } from '../shared/storable-text.js';
@@ -15,9 +14,8 @@ import { assertStorableText, isStorableText } from '../shared/storable-text.js';
 // attributed to a product while it is still INCOMING. Each outcome is one registry entry, and a
 // signal that has left INCOMING is never triaged again.
 
-export function createTriageService(database: Database, orgs: OrgService, options: { clock?: Clock; events?: CaseEventSink } = {}) {
+export function createTriageService(database: Database, orgs: OrgService, options: { clock?: Clock } = {}) {
   const clock = options.clock ?? systemClock;
-  const events = options.events ?? noCaseEvents;
 
   async function requireIncoming(orgId: string, incidentNumber: number): Promise<SignalWithProduct> {
     const signal = await signalsRepo.findByNumber(database.db, orgId, incidentNumber);
@@ -41,7 +39,6 @@ export function createTriageService(database: Database, orgs: OrgService, option
           throw raced(incidentNumber);
         const details = { incident_number: incidentNumber, reason: why };
         await appendRegistryEntry(trx, org.id, { actor, action: 'signal.dismissed', subject: `signal ${incidentNumber}`, details }, at);
-        await events(trx, { type: 'signal.dismissed', orgId: org.id, incidentNumber, at, data: details });
       });
       return { ...signal, status: SIGNAL_DISMISSED, triage_reason: why };
     },
@@ -58,7 +55,6 @@ export function createTriageService(database: Database, orgs: OrgService, option
           throw raced(incidentNumber);
         const details = { incident_number: incidentNumber, merged_into: into, cve: signal.cve };
         await appendRegistryEntry(trx, org.id, { actor, action: 'signal.merged', subject: `signal ${incidentNumber}`, details }, at);
-        await events(trx, { type: 'signal.merged', orgId: org.id, incidentNumber: into, at, data: details });
       });
       return { ...signal, status: SIGNAL_MERGED, merged_into: into };
     },
@@ -75,7 +71,6 @@ export function createTriageService(database: Database, orgs: OrgService, option
         if (!(await signalsRepo.setProduct(trx, signal.id, product.id))) throw raced(incidentNumber);
         const details = { incident_number: incidentNumber, product_sku: product.sku, previous_product_sku: signal.product_sku };
         await appendRegistryEntry(trx, org.id, { actor, action: 'signal.attributed', subject: `signal ${incidentNumber}`, details }, at);
-        await events(trx, { type: 'signal.attributed', orgId: org.id, incidentNumber, at, data: details });
       });
       return { ...signal, product_id: product.id, product_sku: product.sku };
     },

@@ -21,13 +21,13 @@ declare module 'fastify' {
   }
 }
 
-export type Permission = 'keys' | 'products' | 'sbom' | 'cases' | 'members' | 'settings';
+export type Permission = 'keys' | 'products' | 'sbom' | 'cases' | 'members' | 'settings' | 'webhooks';
 
 // console.md: owner may everything; admin keys, products and settings; analyst triage, cases,
-// reports and SBOM uploads; viewer reads only.
+// reports and SBOM uploads; viewer reads only. Webhook endpoints are organisation settings: owner and admin.
 const GRANTS: Record<Role, readonly Permission[]> = {
-  owner: ['keys', 'products', 'sbom', 'cases', 'members', 'settings'],
-  admin: ['keys', 'products', 'sbom', 'settings'],
+  owner: ['keys', 'products', 'sbom', 'cases', 'members', 'settings', 'webhooks'],
+  admin: ['keys', 'products', 'sbom', 'settings', 'webhooks'],
   analyst: ['sbom', 'cases'],
   viewer: [],
 };

@@ -18,6 +18,7 @@ import { registerOrganisationPage } from './organisation.page.js';
 import { registerProductPages } from './products.page.js';
 import { registerSignalPages } from './signals.page.js';
 import { registerTodayPage } from './today.page.js';
+import { registerWebhookPages } from './webhooks.page.js';
 import { VIEWS_DIR } from './paths.js';
 import { render } from './render.js';
 import { orgOf, registerSessionLookup, requireSignedIn } from './session.js';
@@ -92,6 +93,7 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
             registerActivityPages(org, deps);
             registerMemberPages(org, deps);
             registerOrganisationPage(org, deps);
+            registerWebhookPages(org, deps);
           },
           { prefix: '/o/:org' },
         );

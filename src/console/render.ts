@@ -9,6 +9,7 @@ export const NAV = [
   { path: 'cases', label: 'Cases' },
   { path: 'products', label: 'Products' },
   { path: 'keys', label: 'API keys' },
+  { path: 'webhooks', label: 'Webhooks' },
   { path: 'activity', label: 'Activity' },
   { path: 'members', label: 'Members' },
   { path: 'organisation', label: 'Organisation' },

@@ -2,12 +2,14 @@
 
 const HOUR_MS = 3_600_000;
 
-/** A stage with a due time, as the scheduler sees it (today: the 24 h early warning and the 72 h notification). */
+/** An unfiled stage with a due time, as the scheduler sees it (every stage of `caseStages`). */
 export interface DueStage {
   case_id: string;
   org_id: string;
   incident_number: number;
   stage: string;
+  /** 1, 2, … for intermediate reports; 0 for the other stages. */
+  seq: number;
   due: string;
 }
 
@@ -29,9 +31,17 @@ export function reachedThreshold(due: Date, now: Date): Threshold | null {
 /** How far ahead of `now` a stage must be due for any threshold to be reached. */
 export const LOOKAHEAD_MS = 6 * HOUR_MS;
 
-/** Once per (case, stage, threshold), ever: the unique key of the event in the outbox. */
-export function stageDedupKey(stage: DueStage, threshold: Threshold): string {
-  return `case.stage:${stage.case_id}:${stage.stage}:${threshold}`;
+/** Once per (case, stage, threshold), ever: the unique key of the event in the outbox (intermediate reports by number). */
+export function stageDedupKey(stage: Pick<DueStage, 'case_id' | 'stage' | 'seq'>, threshold: Threshold): string {
+  const name = stage.seq > 0 ? `${stage.stage}.${stage.seq}` : stage.stage;
+  return `case.stage:${stage.case_id}:${name}:${threshold}`;
+}
+
+/** What a stage event says: incident number, stage and due time (and which intermediate report). */
+export function stageEventData(stage: DueStage): Record<string, unknown> {
+  const data: Record<string, unknown> = { incident_number: stage.incident_number, stage: stage.stage, due: stage.due };
+  if (stage.seq > 0) data.seq = stage.seq;
+  return data;
 }
 
 /** Keys expiring within this window announce it once (webhooks.md). */

@@ -33,6 +33,26 @@ export const endpointsRepo = {
     return Number(result.numUpdatedRows) === 1;
   },
 
+  /** Enables a disabled endpoint with a fresh record of failures; false when it was active already. */
+  async enable(trx: Trx, id: string): Promise<boolean> {
+    const result = await trx
+      .updateTable('webhook_endpoints')
+      .set({ status: 'active', disabled_at: null, disabled_reason: null, failing_since: null })
+      .where('id', '=', id)
+      .where('status', '=', 'disabled')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  },
+
+  /** Deletes the endpoint, its deliveries and their attempts; false when it was gone already. */
+  async remove(trx: Trx, id: string): Promise<boolean> {
+    const deliveries = trx.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', id);
+    await trx.deleteFrom('webhook_attempts').where('delivery_id', 'in', deliveries).execute();
+    await trx.deleteFrom('webhook_deliveries').where('endpoint_id', '=', id).execute();
+    const result = await trx.deleteFrom('webhook_endpoints').where('id', '=', id).executeTakeFirst();
+    return Number(result.numDeletedRows) === 1;
+  },
+
   async markHealthy(trx: Trx, id: string): Promise<void> {
     await trx
       .updateTable('webhook_endpoints')

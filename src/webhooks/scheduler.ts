@@ -2,7 +2,8 @@ import type { Database, Trx } from '../db/index.js';
 import { orgsRepo } from '../orgs/orgs.repo.js';
 import { verifyRegistry } from '../registry/registry.service.js';
 import { iso, systemClock, type Clock } from '../shared/time.js';
-import { KEY_EXPIRY_NOTICE_MS, LOOKAHEAD_MS, reachedThreshold, stageDedupKey, type DueStage } from './clock-events.js';
+import { KEY_EXPIRY_NOTICE_MS, LOOKAHEAD_MS, reachedThreshold, stageDedupKey, stageEventData } from './clock-events.js';
+import { dueStages } from './due-stages.js';
 import { emitEvent } from './emit-event.js';
 
 export interface SchedulerDeps {
@@ -10,37 +11,6 @@ export interface SchedulerDeps {
   intervalMs: number;
   clock?: Clock;
   log?: { warn(obj: object, msg: string): void };
-}
-
-/** Unfiled stages of open notifiable cases due before `horizon` (overdue ones included). */
-async function dueStages(database: Database, horizon: string): Promise<DueStage[]> {
-  const rows = await database.db
-    .selectFrom('cases')
-    .select([
-      'id',
-      'org_id',
-      'incident_number',
-      'early_warning_deadline',
-      'full_notification_deadline',
-      'early_warning_sent_at',
-      'notification_sent_at',
-    ])
-    .where('status', '=', 'open')
-    .where('notifiable', '=', 1)
-    .where((eb) =>
-      eb.or([
-        eb.and([eb('early_warning_sent_at', 'is', null), eb('early_warning_deadline', '<=', horizon)]),
-        eb.and([eb('notification_sent_at', 'is', null), eb('full_notification_deadline', '<=', horizon)]),
-      ]),
-    )
-    .execute();
-  return rows.flatMap((row) => {
-    const base = { case_id: row.id, org_id: row.org_id, incident_number: row.incident_number };
-    const stages: DueStage[] = [];
-    if (row.early_warning_sent_at === null) stages.push({ ...base, stage: 'early_warning', due: row.early_warning_deadline });
-    if (row.notification_sent_at === null) stages.push({ ...base, stage: 'notification', due: row.full_notification_deadline });
-    return stages.filter((s) => s.due <= horizon);
-  });
 }
 
 /** The dedup keys among `keys` that already have an event (so a tick does not rewrite them). */
@@ -65,7 +35,7 @@ interface Pending {
 }
 
 /**
- * The clock events: stage thresholds (6 h, 1 h, overdue), keys expiring within 7 days, and the
+ * The clock events: stage thresholds (6 h, 1 h, overdue) of every stage with a due time, keys expiring within 7 days, and the
  * hourly registry verification. Idempotent by construction: every event carries a dedup key
  * that the outbox accepts once, so restarts and any number of instances fire each threshold
  * once; the hourly job claims its hour in `scheduler_runs` first, so one instance runs it.
@@ -91,21 +61,15 @@ export function createScheduler(deps: SchedulerDeps) {
   }
 
   async function stageEvents(now: Date): Promise<Pending[]> {
-    const stages = await dueStages(database, iso(new Date(now.getTime() + LOOKAHEAD_MS)));
+    const stages = await dueStages(database, now, new Date(now.getTime() + LOOKAHEAD_MS));
     return stages.flatMap((stage): Pending[] => {
       const threshold = reachedThreshold(new Date(stage.due), now);
       if (!threshold) return [];
-      const data = { incident_number: stage.incident_number, stage: stage.stage, due: stage.due };
+      const data = stageEventData(stage);
+      const dedupKey = stageDedupKey(stage, threshold);
       return threshold === 'overdue'
-        ? [{ orgId: stage.org_id, type: 'case.stage_overdue' as const, data, dedupKey: stageDedupKey(stage, threshold) }]
-        : [
-            {
-              orgId: stage.org_id,
-              type: 'case.stage_due_soon' as const,
-              data: { ...data, threshold },
-              dedupKey: stageDedupKey(stage, threshold),
-            },
-          ];
+        ? [{ orgId: stage.org_id, type: 'case.stage_overdue' as const, data, dedupKey }]
+        : [{ orgId: stage.org_id, type: 'case.stage_due_soon' as const, data: { ...data, threshold }, dedupKey }];
     });
   }
 

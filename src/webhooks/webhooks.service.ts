@@ -89,7 +89,7 @@ export function createWebhookService(
   }
 
   return {
-    async addEndpoint(input: { org: string; url: string; events?: string }): Promise<IssuedSecret> {
+    async addEndpoint(input: { org: string; url: string; events?: string; actor?: string }): Promise<IssuedSecret> {
       assertStorableText({ url: input.url, events: input.events });
       const org = await orgs.requireOrg(input.org);
       const eventTypes = parseEventFilter(input.events);
@@ -116,7 +116,7 @@ export function createWebhookService(
         await appendRegistryEntry(
           trx,
           org.id,
-          { actor: 'cli', action: 'webhook.endpoint_added', subject: row.id, details: { url: row.url, events: eventTypes } },
+          { actor: input.actor ?? 'cli', action: 'webhook.endpoint_added', subject: row.id, details: { url: row.url, events: eventTypes } },
           now,
         );
       });
@@ -129,7 +129,7 @@ export function createWebhookService(
     },
 
     /** A new secret; the old one keeps signing (beside the new) for `graceMs`. */
-    async rotateSecret(input: { org: string; id: string; graceMs: number }): Promise<IssuedSecret> {
+    async rotateSecret(input: { org: string; id: string; graceMs: number; actor?: string }): Promise<IssuedSecret> {
       const org = await orgs.requireOrg(input.org);
       const row = await requireEndpoint(org.id, input.id);
       const now = clock();
@@ -145,7 +145,12 @@ export function createWebhookService(
         await appendRegistryEntry(
           trx,
           org.id,
-          { actor: 'cli', action: 'webhook.secret_rotated', subject: row.id, details: { grace_until: change.previous_secret_expires_at } },
+          {
+            actor: input.actor ?? 'cli',
+            action: 'webhook.secret_rotated',
+            subject: row.id,
+            details: { grace_until: change.previous_secret_expires_at },
+          },
           iso(now),
         );
       });
@@ -153,7 +158,7 @@ export function createWebhookService(
     },
 
     /** Stops deliveries to the endpoint; its pending deliveries end as failed. */
-    async disableEndpoint(input: { org: string; id: string }): Promise<EndpointView> {
+    async disableEndpoint(input: { org: string; id: string; actor?: string }): Promise<EndpointView> {
       const org = await orgs.requireOrg(input.org);
       const row = await requireEndpoint(org.id, input.id);
       if (row.status !== 'active') throw new AppError('conflict', `webhook endpoint ${row.id} is already disabled`);
@@ -166,11 +171,55 @@ export function createWebhookService(
         await appendRegistryEntry(
           trx,
           org.id,
-          { actor: 'cli', action: 'webhook.endpoint_disabled', subject: row.id, details: { url: row.url } },
+          { actor: input.actor ?? 'cli', action: 'webhook.endpoint_disabled', subject: row.id, details: { url: row.url } },
           now,
         );
       });
       return toEndpointView({ ...row, status: 'disabled', disabled_at: now, disabled_reason: reason });
+    },
+
+    /** One endpoint of the organisation (never its secret); another organisation's is not found. */
+    async getEndpoint(orgSlug: string, id: string): Promise<EndpointView> {
+      const org = await orgs.requireOrg(orgSlug);
+      return toEndpointView(await requireEndpoint(org.id, id));
+    },
+
+    /**
+     * Delivers to a disabled endpoint again (its URL is checked anew, as at adding); deliveries
+     * that failed meanwhile stay failed and can be replayed.
+     */
+    async enableEndpoint(input: { org: string; id: string; actor?: string }): Promise<EndpointView> {
+      const org = await orgs.requireOrg(input.org);
+      const row = await requireEndpoint(org.id, input.id);
+      if (row.status === 'active') throw new AppError('conflict', `webhook endpoint ${row.id} is already enabled`);
+      await resolveTarget(row.url, policy);
+      const now = iso(clock());
+      await database.transaction(async (trx) => {
+        if (!(await endpointsRepo.enable(trx, row.id))) throw new AppError('conflict', `webhook endpoint ${row.id} is already enabled`);
+        await appendRegistryEntry(
+          trx,
+          org.id,
+          { actor: input.actor ?? 'cli', action: 'webhook.endpoint_enabled', subject: row.id, details: { url: row.url } },
+          now,
+        );
+      });
+      return toEndpointView({ ...row, status: 'active', disabled_at: null, disabled_reason: null, failing_since: null });
+    },
+
+    /** Removes the endpoint with its delivery log; the events stay in the outbox (other endpoints may have them). */
+    async deleteEndpoint(input: { org: string; id: string; actor?: string }): Promise<void> {
+      const org = await orgs.requireOrg(input.org);
+      const row = await requireEndpoint(org.id, input.id);
+      const now = iso(clock());
+      await database.transaction(async (trx) => {
+        if (!(await endpointsRepo.remove(trx, row.id))) throw new AppError('not_found', `no webhook endpoint with id "${input.id}"`);
+        await appendRegistryEntry(
+          trx,
+          org.id,
+          { actor: input.actor ?? 'cli', action: 'webhook.endpoint_deleted', subject: row.id, details: { url: row.url } },
+          now,
+        );
+      });
     },
 
     /** The delivery log, newest first, each delivery with every attempt. */
@@ -200,10 +249,11 @@ export function createWebhookService(
     },
 
     /** Sends a delivery again (same webhook-id and body), with a fresh 24 h of retries. */
-    async replay(input: { org: string; delivery: string }) {
+    async replay(input: { org: string; delivery: string; actor?: string /** Only a delivery to this endpoint. */; endpoint?: string }) {
       const org = await orgs.requireOrg(input.org);
       const row = UUID.test(input.delivery) ? await deliveriesRepo.findInOrg(database.db, org.id, input.delivery.toLowerCase()) : undefined;
-      if (!row) throw new AppError('not_found', `no webhook delivery with id "${input.delivery}"`);
+      if (!row || (input.endpoint !== undefined && row.endpoint_id !== input.endpoint.toLowerCase()))
+        throw new AppError('not_found', `no webhook delivery with id "${input.delivery}"`);
       const endpoint = await requireEndpoint(org.id, row.endpoint_id);
       if (endpoint.status !== 'active')
         throw new AppError('conflict', `webhook endpoint ${endpoint.id} is disabled; add a new endpoint to receive events again`);
@@ -213,7 +263,7 @@ export function createWebhookService(
         await appendRegistryEntry(
           trx,
           org.id,
-          { actor: 'cli', action: 'webhook.delivery_replayed', subject: row.id, details: { event_id: row.event_id } },
+          { actor: input.actor ?? 'cli', action: 'webhook.delivery_replayed', subject: row.id, details: { event_id: row.event_id } },
           now,
         );
       });

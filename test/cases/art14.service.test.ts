@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import type { CaseEvent } from '../../src/cases/case-events.js';
 import { AppError } from '../../src/errors.js';
-import { createServices } from '../../src/services.js';
 import { buildHarness, type Harness, type Tenant, suiteTeardown } from '../helpers/app.js';
 import { postIncident } from '../helpers/incidents.js';
 
@@ -102,40 +100,5 @@ describe('Article 14 services', () => {
     await rejects(h.reports.getReport('other', n, 'early_warning'), 'not_found');
     await rejects(h.triage.dismissSignal('other', n, 'x'), 'not_found');
     await rejects(h.evidence.exportCase('other', n), 'not_found');
-  });
-
-  it('calls the events sink inside the transaction of each change: a failing sink undoes the change', async () => {
-    const seen: CaseEvent[] = [];
-    const recording = createServices({ database: h.database, clock: h.clock.now, events: async (_trx, e) => void seen.push(e) });
-    const n = await signal({ sku: 'RTR-2' });
-    await recording.cases.openCase('acme', { signalNumber: n, notifiable: true });
-    await recording.reports.requestIntermediate('acme', n, new Date(h.clock.now().getTime() + 48 * H));
-    const d = await signal();
-    await recording.triage.dismissSignal('acme', d, 'noise');
-    assert.deepEqual(
-      seen.map((e) => [e.type, e.incidentNumber]),
-      [
-        ['case.opened', n],
-        ['case.intermediate_requested', n],
-        ['signal.dismissed', d],
-      ],
-    );
-
-    const failing = createServices({
-      database: h.database,
-      clock: h.clock.now,
-      events: async () => {
-        throw new Error('outbox down');
-      },
-    });
-    const m = await signal();
-    await assert.rejects(failing.triage.dismissSignal('acme', m, 'noise'), /outbox down/);
-    const row = await h.database.db
-      .selectFrom('signals')
-      .select(['status', 'triage_reason'])
-      .where('org_id', '=', acme.orgId)
-      .where('incident_number', '=', m)
-      .executeTakeFirstOrThrow();
-    assert.deepEqual(row, { status: 'INCOMING', triage_reason: null }, 'the dismissal rolled back with the event');
   });
 });

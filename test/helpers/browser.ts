@@ -53,6 +53,27 @@ export async function shoot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: `${ARTIFACTS}/${name}.png`, fullPage: true });
 }
 
+/** Opens an invitation link, chooses the password and enrols the authenticator; stops on the recovery codes page. */
+async function enrolThrough(page: Page, url: string): Promise<{ secret: string; codes: string[] }> {
+  await page.goto(url);
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await page.getByLabel('Password again').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Set password' }).click();
+  await page.waitForURL('**/console/enrol');
+  const secret = (await page.locator('#totp-secret').textContent())!.trim();
+  await page.getByLabel('Code shown by the app').fill(totpCode(secret, new Date()));
+  await page.getByRole('button', { name: 'Confirm' }).click();
+  await page.locator('#recovery-codes').waitFor();
+  return { secret, codes: await page.locator('#recovery-codes li').allTextContents() };
+}
+
+/** Accepts an invitation link through enrolment and leaves the recovery codes page. */
+export async function acceptInvitationIn(page: Page, url: string): Promise<{ secret: string }> {
+  const { secret } = await enrolThrough(page, url);
+  await page.getByRole('link', { name: /continue/ }).click();
+  return { secret };
+}
+
 /**
  * Invites `email` with `cra-admin user invite`, opens the link, chooses the password and enrols
  * the authenticator; returns the TOTP secret and the recovery codes.
@@ -66,14 +87,5 @@ export async function acceptInvitation(
 ): Promise<{ secret: string; codes: string[] }> {
   const invite = await cli('user', 'invite', '--org', org, '--email', email, '--role', role, '--json');
   assert.equal(invite.code, 0, invite.stderr);
-  await page.goto(invite.json().url);
-  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByLabel('Password again').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Set password' }).click();
-  await page.waitForURL('**/console/enrol');
-  const secret = (await page.locator('#totp-secret').textContent())!.trim();
-  await page.getByLabel('Code shown by the app').fill(totpCode(secret, new Date()));
-  await page.getByRole('button', { name: 'Confirm' }).click();
-  await page.locator('#recovery-codes').waitFor();
-  return { secret, codes: await page.locator('#recovery-codes li').allTextContents() };
+  return enrolThrough(page, invite.json().url);
 }

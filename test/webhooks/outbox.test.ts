@@ -4,6 +4,7 @@ import { buildHarness, type Harness, type Tenant, suiteTeardown } from '../helpe
 import { postIncident } from '../helpers/incidents.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { webhookParts } from '../helpers/webhooks.js';
+import { sql } from 'kysely';
 import { emitEvent } from '../../src/webhooks/emit-event.js';
 
 const HOUR = 3_600_000;
@@ -56,6 +57,36 @@ describe('webhook outbox and endpoint health', () => {
       receiver.received.map((r) => JSON.parse(r.body).data.incident_number),
       [901],
     );
+  });
+
+  it("writes a case change's event in the change's own transaction: a failure after the event undoes both", async () => {
+    const beta = await h.tenant('beta', ['incidents:write']);
+    await parts.webhooks.addEndpoint({ org: 'beta', url: receiver.url });
+    const n = (await postIncident(h, beta.key, { description: 'rollback' })).json().incident_number as number;
+    await h.cases.openCase('beta', { signalNumber: n, notifiable: false, notifiableReason: 'not exploited' });
+    const closedEvents = () =>
+      h.database.db.selectFrom('webhook_events').select('id').where('org_id', '=', beta.orgId).where('type', '=', 'case.closed').execute();
+    // The outbox refuses the delivery row, i.e. fails after closeCase wrote its event row.
+    const sqlite = h.database.dialect === 'sqlite';
+    const install = sqlite
+      ? [sql`create trigger outbox_down before insert on webhook_deliveries begin select raise(abort, 'outbox down'); end`]
+      : [
+          sql`create function outbox_down() returns trigger language plpgsql as $$ begin raise exception 'outbox down'; end $$`,
+          sql`create trigger outbox_down before insert on webhook_deliveries for each row execute function outbox_down()`,
+        ];
+    for (const statement of install) await statement.execute(h.database.db);
+    try {
+      await assert.rejects(h.cases.closeCase('beta', n), /outbox down/);
+    } finally {
+      await (sqlite ? sql`drop trigger outbox_down` : sql`drop trigger outbox_down on webhook_deliveries`).execute(h.database.db);
+      if (!sqlite) await sql`drop function outbox_down()`.execute(h.database.db);
+    }
+    assert.equal((await h.cases.getCase('beta', n)).status, 'open', 'the close rolled back');
+    assert.deepEqual(await closedEvents(), [], 'and so did its event');
+    await h.cases.closeCase('beta', n);
+    assert.equal((await closedEvents()).length, 1, 'the retried close writes its event with it');
+    // Its delivery (signed with beta's secret, which the receiver does not hold) stays out of the later tests' way.
+    await parts.webhooks.disableEndpoint({ org: 'beta', id: (await parts.webhooks.listEndpoints('beta'))[0]!.id });
   });
 
   it('refuses a payload that carries a forbidden field', async () => {

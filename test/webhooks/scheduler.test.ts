@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { openDatabase } from '../../src/db/index.js';
+import { addCalendarMonthUtc } from '../../src/cases/stage-rules.js';
 import { reachedThreshold } from '../../src/webhooks/clock-events.js';
 import { createScheduler } from '../../src/webhooks/scheduler.js';
 import { buildHarness, type Harness, type Tenant, suiteTeardown } from '../helpers/app.js';
@@ -9,6 +10,7 @@ import { webhookParts } from '../helpers/webhooks.js';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
+const DAY = 24 * HOUR;
 
 describe('reachedThreshold', () => {
   const due = new Date('2026-03-29T01:30:00Z'); // across the EU daylight-saving change: UTC arithmetic only
@@ -163,5 +165,90 @@ describe('the clock-event scheduler', () => {
       [cases[1], 'case.stage_due_soon', '1h'],
       [cases[2], 'case.stage_overdue', undefined],
     ]);
+  });
+
+  it('fires 6 h, 1 h and overdue for intermediate and final reports, once each across restarts and two instances', async () => {
+    const t0 = h.clock.now().getTime();
+    const n = (await postIncident(h, acme.key, { description: 'later stages' })).json().incident_number as number;
+    await svc.cases.openCase('acme', { signalNumber: n, notifiable: true, kind: 'vulnerability', awareAt: new Date(t0 - 20 * DAY) });
+    await svc.cases.recordEarlyWarning('acme', n);
+    await svc.cases.recordNotification('acme', n);
+    const intermediateDue = new Date(t0 + 6 * HOUR + MIN);
+    await h.reports.requestIntermediate('acme', n, intermediateDue);
+    // A fix available 13.5 days ago: the final report is due 14 days after it, in 12 h.
+    await h.reports.recordFix('acme', n, new Date(t0 + 12 * HOUR - 14 * DAY), 'patched firmware');
+    const finalDue = new Date(t0 + 12 * HOUR);
+    const stageEventsOf = async () =>
+      (await eventsOf()).filter((e) => e.type.startsWith('case.stage') && e.data.incident_number === n).map((e) => e.data);
+    const other = openDatabase(h.config.databaseUrl);
+    teardown.after(() => other.close());
+    const instances = [h.database, other].map((database) => createScheduler({ database, intervalMs: 1000, clock: h.clock.now }));
+    /** Two ticks on each of two instances at once, then a restarted scheduler: this case's stage events written. */
+    const tick = async () => {
+      const before = (await stageEventsOf()).length;
+      await Promise.all([...instances.map((i) => i.runOnce()), ...instances.map((i) => i.runOnce())]);
+      await scheduler().runOnce();
+      return (await stageEventsOf()).length - before;
+    };
+
+    assert.equal(await tick(), 0, 'nothing 6 h 1 min ahead');
+    h.clock.advance(2 * MIN);
+    assert.equal(await tick(), 1, 'intermediate report 1: due in 6 h');
+    h.clock.advance(5 * HOUR);
+    assert.equal(await tick(), 1, 'intermediate report 1: due in 1 h');
+    h.clock.advance(HOUR);
+    assert.equal(await tick(), 2, 'intermediate report 1 overdue; final report due in 6 h');
+    h.clock.advance(5 * HOUR);
+    assert.equal(await tick(), 1, 'final report: due in 1 h');
+    h.clock.advance(HOUR);
+    assert.equal(await tick(), 1, 'final report overdue');
+    for (let i = 0; i < 3; i++) {
+      h.clock.advance(HOUR);
+      assert.equal(await tick(), 0);
+    }
+    const intermediate = { incident_number: n, stage: 'intermediate', seq: 1, due: intermediateDue.toISOString() };
+    const final = { incident_number: n, stage: 'final', due: finalDue.toISOString() };
+    assert.deepEqual(await stageEventsOf(), [
+      { ...intermediate, threshold: '6h' },
+      { ...intermediate, threshold: '1h' },
+      intermediate,
+      { ...final, threshold: '6h' },
+      { ...final, threshold: '1h' },
+      final,
+    ]);
+
+    // A second intermediate report is its own stage with its own thresholds; a filed one fires nothing.
+    await h.reports.requestIntermediate('acme', n, new Date(h.clock.now().getTime() + 30 * MIN));
+    assert.equal(await tick(), 1);
+    assert.deepEqual((await stageEventsOf()).at(-1), {
+      incident_number: n,
+      stage: 'intermediate',
+      seq: 2,
+      due: new Date(h.clock.now().getTime() + 30 * MIN).toISOString(),
+      threshold: '1h',
+    });
+  });
+
+  it("fires for an incident's final report, due a calendar month after its notification was filed", async () => {
+    const t0 = h.clock.now().getTime();
+    const n = (await postIncident(h, acme.key, { description: 'incident' })).json().incident_number as number;
+    const notifiedAt = new Date(t0 - 20 * DAY);
+    await svc.cases.openCase('acme', { signalNumber: n, notifiable: true, kind: 'incident', awareAt: new Date(t0 - 21 * DAY) });
+    await svc.cases.recordEarlyWarning('acme', n, new Date(t0 - 21 * DAY + HOUR));
+    await svc.cases.recordNotification('acme', n, notifiedAt);
+    const due = addCalendarMonthUtc(notifiedAt);
+    h.clock.current = new Date(due.getTime() - 3 * HOUR);
+    await scheduler().runOnce();
+    h.clock.current = new Date(due.getTime() + MIN);
+    await scheduler().runOnce();
+    await scheduler().runOnce();
+    const fired = (await eventsOf()).filter((e) => e.type.startsWith('case.stage') && e.data.incident_number === n);
+    assert.deepEqual(
+      fired.map((e) => [e.type, e.data.stage, e.data.due, e.data.threshold]),
+      [
+        ['case.stage_due_soon', 'final', due.toISOString(), '6h'],
+        ['case.stage_overdue', 'final', due.toISOString(), undefined],
+      ],
+    );
   });
 });

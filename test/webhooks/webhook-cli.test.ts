@@ -127,4 +127,24 @@ describe('cra-admin webhook', () => {
     assert.match(registry, /webhook\.secret_rotated/);
     assert.equal(registry.includes(secret) || registry.includes(next), false, 'no secret in the registry');
   });
+
+  it('enables the disabled endpoint again and deletes it with its log; not across organisations', async () => {
+    assert.equal((await cli('webhook', 'enable', '--org', 'other', '--endpoint', endpointId)).code, 1, 'another organisation: not found');
+    const enabled = await cli('webhook', 'enable', '--org', 'acme', '--endpoint', endpointId, '--json');
+    assert.equal(enabled.code, 0, enabled.stderr);
+    assert.equal(enabled.json().status, 'active');
+    assert.equal(enabled.json().disabled_reason, null);
+    const again = await cli('webhook', 'enable', '--org', 'acme', '--endpoint', endpointId);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /already enabled/);
+    assert.equal((await cli('webhook', 'delete', '--org', 'other', '--endpoint', endpointId)).code, 1);
+    const deleted = await cli('webhook', 'delete', '--org', 'acme', '--endpoint', endpointId);
+    assert.equal(deleted.code, 0, deleted.stderr);
+    assert.match(deleted.stdout, /deleted webhook endpoint/);
+    assert.deepEqual((await cli('webhook', 'list', '--org', 'acme', '--json')).json(), []);
+    assert.deepEqual((await cli('webhook', 'deliveries', '--org', 'acme', '--json')).json(), [], 'its log went with it');
+    const registry = (await cli('registry', 'list', '--org', 'acme', '--json')).stdout;
+    assert.match(registry, /webhook\.endpoint_enabled/);
+    assert.match(registry, /webhook\.endpoint_deleted/);
+  });
 });

@@ -71,6 +71,28 @@ export function webhookCommand(): Command {
       }),
     );
   webhook
+    .command('enable')
+    .description('deliver to a disabled endpoint again (its URL is checked anew); failed deliveries stay failed until replayed')
+    .requiredOption('--org <slug>', 'organisation')
+    .requiredOption('--endpoint <id>', 'endpoint id')
+    .action(
+      action(async (ctx, opts: { org: string; endpoint: string }) => {
+        const enabled = await ctx.webhooks.enableEndpoint({ org: opts.org, id: opts.endpoint });
+        return { json: enabled, text: `enabled webhook endpoint ${enabled.id} (${enabled.url})` };
+      }),
+    );
+  webhook
+    .command('delete')
+    .description('delete an endpoint and its delivery log')
+    .requiredOption('--org <slug>', 'organisation')
+    .requiredOption('--endpoint <id>', 'endpoint id')
+    .action(
+      action(async (ctx, opts: { org: string; endpoint: string }) => {
+        await ctx.webhooks.deleteEndpoint({ org: opts.org, id: opts.endpoint });
+        return { json: { id: opts.endpoint, deleted: true }, text: `deleted webhook endpoint ${opts.endpoint} and its delivery log` };
+      }),
+    );
+  webhook
     .command('deliveries')
     .description('the delivery log, newest first; --json includes every attempt (status, duration, error)')
     .requiredOption('--org <slug>', 'organisation')
