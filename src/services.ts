@@ -8,6 +8,7 @@ import { createIncidentService } from './incidents/incidents.service.js';
 import { createKeyService } from './keys/keys.service.js';
 import { createOrgService } from './orgs/orgs.service.js';
 import { createProductService } from './products/products.service.js';
+import { createRegistryService } from './registry/registry.service.js';
 import { createSbomIngestService } from './sbom/ingest.service.js';
 import { createSbomHistoryService } from './sbom/sbom-history.service.js';
 import { createPortfolioService } from './sbom/portfolio.service.js';
@@ -51,13 +52,13 @@ export function createServices({ database, clock = systemClock, console: console
     orgs,
     products,
     keys: createKeyService(database, orgs, clock),
-    incidents: createIncidentService(database, clock),
+    incidents: createIncidentService(database, orgs, clock),
     cases,
     triage: createTriageService(database, orgs, caseOptions),
     reports,
     evidence: createCaseEvidenceService(database, orgs, cases, reports, { clock }),
     compliance: createComplianceService(database, orgs, clock),
-    sbom: createSbomIngestService(database, products, clock),
+    sbom: createSbomIngestService(database, orgs, products, clock),
     sbomHistory: createSbomHistoryService(database, orgs, products),
     users: createUserService(database, orgs, { clock, box, sessions: { ...DEFAULT_SESSION_LIMITS, idleMs } }),
     webhooks: createWebhookService(database, orgs, {
@@ -66,7 +67,8 @@ export function createServices({ database, clock = systemClock, console: console
       secrets: webhookSecrets(consoleOptions?.secret ?? null),
       clock,
     }),
-    portfolio: createPortfolioService(database, products),
+    portfolio: createPortfolioService(database, orgs, products),
+    registry: createRegistryService(database, orgs, clock),
   };
 }
 

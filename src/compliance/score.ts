@@ -1,6 +1,6 @@
 import { caseStages, missedStages, type CaseKind } from '../cases/stage-rules.js';
 import type { Static } from '@sinclair/typebox';
-import type { ProductView } from '../products/products.service.js';
+import type { ProductView } from '../products/products.schemas.js';
 import { iso } from '../shared/time.js';
 import type { ActiveTimerSchema, ComplianceScoreSchema } from './compliance.schemas.js';
 

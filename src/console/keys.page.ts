@@ -59,7 +59,7 @@ export function registerKeyPages(org: FastifyInstance, deps: ConsoleDeps): void 
         actor: actorOf(request.viewer!),
       });
       reply.header('cache-control', 'no-store');
-      return render(request, reply, 'key-secret', { title: 'Key created', section: 'keys', key, verb: 'created', graceUntil: null });
+      return render(request, reply, 'key-secret', { title: 'Key created', section: 'keys', key, verb: 'created' });
     } catch (error) {
       return listPage(request, reply, { errors: serviceErrors(error, 'name'), values: form.value }, 400);
     }
@@ -73,13 +73,7 @@ export function registerKeyPages(org: FastifyInstance, deps: ConsoleDeps): void 
     const graceMs = form.value.grace ? parseDuration(form.value.grace)! : 0;
     const key = await deps.keys.rotateKey({ org: orgSlug(request), name: form.value.name, graceMs, actor: actorOf(request.viewer!) });
     reply.header('cache-control', 'no-store');
-    return render(request, reply, 'key-secret', {
-      title: 'Key rotated',
-      section: 'keys',
-      key,
-      verb: 'rotated',
-      graceUntil: key.grace_until,
-    });
+    return render(request, reply, 'key-secret', { title: 'Key rotated', section: 'keys', key, verb: 'rotated' });
   });
 
   org.post('/keys/revoke', async (request, reply) => {

@@ -53,7 +53,7 @@ export function registerProductPages(org: FastifyInstance, deps: ConsoleDeps): v
   const skuOf = (request: FastifyRequest) => (request.params as { sku: string }).sku;
 
   org.get('/products', async (request, reply) => {
-    const products = await deps.products.listProducts(request.viewer!.org!.org_id);
+    const products = await deps.products.listProducts(orgSlug(request));
     return render(request, reply, 'products', { title: 'Products', section: 'products', products });
   });
 

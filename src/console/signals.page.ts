@@ -43,7 +43,7 @@ const AttributeForm = Type.Object({
 export function registerSignalPages(org: FastifyInstance, deps: ConsoleDeps): void {
   async function page(request: FastifyRequest, reply: FastifyReply, extra: { errors?: FieldErrors; errorFor?: number } = {}, status = 200) {
     const all = (request.query as { all?: string }).all === '1';
-    const signals = await deps.incidents.listSignals(request.viewer!.org!.org_id);
+    const signals = await deps.incidents.listSignals(orgSlug(request));
     const shown = (all ? signals : signals.filter((s) => s.status === 'INCOMING')).reverse();
     return render(request, reply, 'signals', { title: 'Signals', section: 'signals', signals: shown, all, ...extra }, status);
   }

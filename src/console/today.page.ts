@@ -24,7 +24,7 @@ export function registerTodayPage(org: FastifyInstance, deps: ConsoleDeps): void
     const slug = orgSlug(request);
     const [open, signals, score] = await Promise.all([
       clocks(request),
-      deps.incidents.listSignals(request.viewer!.org!.org_id),
+      deps.incidents.listSignals(slug),
       deps.compliance.explainScore(slug),
     ]);
     const awaiting = signals.filter((s) => s.status === 'INCOMING');

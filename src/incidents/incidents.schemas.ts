@@ -63,7 +63,31 @@ export const IncidentCreatedSchema = Type.Object(
   { $id: 'IncidentCreated', title: 'IncidentCreated', additionalProperties: false },
 );
 
+/**
+ * An inbound signal as administrators see it (`cra-admin signal list` and the triage commands,
+ * the console's signal lists). The reporter's identity and contact stay out: no door shows them.
+ */
+export const SignalSchema = Type.Object(
+  {
+    id: IncidentCreatedSchema.properties.id,
+    incident_number: IncidentCreatedSchema.properties.incident_number,
+    status: Type.String({ description: 'INCOMING, CASE_OPENED, DISMISSED or MERGED (cases/case-rules.ts)' }),
+    received_at: Type.String({ format: 'date-time' }),
+    source: Type.String({ description: '"api:<key name>" or "cli"' }),
+    title: Type.Union([Type.String(), Type.Null()]),
+    description: Type.String(),
+    cve: Type.Union([Type.String(), Type.Null()]),
+    sku: Type.Union([Type.String(), Type.Null()], { description: 'As sent' }),
+    gtin: Type.Union([Type.String(), Type.Null()], { description: 'As sent' }),
+    product_sku: Type.Union([Type.String(), Type.Null()], { description: 'The product it matched or was attributed to' }),
+    triage_reason: Type.Union([Type.String(), Type.Null()], { description: 'Why it was dismissed' }),
+    merged_into: Type.Union([Type.Integer(), Type.Null()], { description: 'The case it was merged into' }),
+  },
+  { additionalProperties: false },
+);
+
 export type NewIncident = Static<typeof NewIncidentSchema>;
+export type SignalView = Static<typeof SignalSchema>;
 export type IncidentCreated = Static<typeof IncidentCreatedSchema>;
 
 /** Request and answer examples for the OpenAPI document (checked against the schemas and sent to the API by its tests). */

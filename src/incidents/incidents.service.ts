@@ -8,8 +8,15 @@ import { productsRepo } from '../products/products.repo.js';
 import { appendRegistryEntry } from '../registry/registry.service.js';
 import { assertStorableText } from '../shared/storable-text.js';
 import { iso, systemClock, type Clock } from '../shared/time.js';
-import type { IncidentCreated, NewIncident } from './incidents.schemas.js';
+import type { OrgService } from '../orgs/orgs.service.js';
+import { viewOf } from '../shared/schema-view.js';
+import { type IncidentCreated, type NewIncident, SignalSchema, type SignalView } from './incidents.schemas.js';
 import { signalsRepo, type SignalWithProduct } from './signals.repo.js';
+
+/** A signal as administrators see it (SignalSchema): the one shape of every listing. */
+export function toSignalView(signal: SignalWithProduct): SignalView {
+  return viewOf(SignalSchema, signal);
+}
 
 /** Who sent the report: the key's organisation and a source label such as "api:<key name>". */
 export interface Reporter {
@@ -45,7 +52,7 @@ export async function matchProduct(
   return null;
 }
 
-export function createIncidentService(database: Database, clock: Clock = systemClock) {
+export function createIncidentService(database: Database, orgs: OrgService, clock: Clock = systemClock) {
   return {
     /**
      * Registers an inbound report (decisions §1). Numbering, the signal, the case (intake mode
@@ -114,8 +121,9 @@ export function createIncidentService(database: Database, clock: Clock = systemC
     },
 
     /** Inbound signals, or only those that matched no product ("unattributed reports"). */
-    listSignals(orgId: string, options: { unattributed?: boolean } = {}): Promise<SignalWithProduct[]> {
-      return signalsRepo.list(database.db, orgId, options);
+    async listSignals(orgSlug: string, options: { unattributed?: boolean } = {}): Promise<SignalView[]> {
+      const org = await orgs.requireOrg(orgSlug);
+      return (await signalsRepo.list(database.db, org.id, options)).map(toSignalView);
     },
   };
 }

@@ -31,9 +31,10 @@ export interface IssuedKey {
   scopes: Scope[];
   expires_at: string | null;
   secret: string;
-  /** Rotation only: the previous secret's prefix and the instant it stops (or stopped) working. */
+  /** Rotation only: the previous secret's prefix. */
   previous_prefix?: string;
-  previous_secret_until?: string;
+  /** Rotation only: until when the previous secret still works (null: it stopped at once), as `key list` shows it. */
+  previous_secret_until?: string | null;
 }
 
 export function parseScopes(raw: string): Scope[] {
@@ -128,12 +129,7 @@ export function createKeyService(database: Database, orgs: OrgService, clock: Cl
     },
 
     /** New secret for the same key; the old one dies now, or after `graceMs`. */
-    async rotateKey(input: {
-      org: string;
-      name: string;
-      graceMs?: number;
-      actor?: string;
-    }): Promise<IssuedKey & { grace_until: string | null }> {
+    async rotateKey(input: { org: string; name: string; graceMs?: number; actor?: string }): Promise<IssuedKey> {
       const org = await orgs.requireOrg(input.org);
       const key = await requireLiveKey(org.id, input.name);
       const now = clock();
@@ -165,9 +161,8 @@ export function createKeyService(database: Database, orgs: OrgService, clock: Cl
         scopes: key.scopes.split(',') as Scope[],
         expires_at: key.expires_at,
         secret,
-        grace_until: change.grace_expires_at,
         previous_prefix: key.prefix,
-        previous_secret_until: change.grace_expires_at ?? iso(now),
+        previous_secret_until: change.grace_expires_at,
       };
     },
 

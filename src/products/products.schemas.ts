@@ -28,6 +28,21 @@ export const ProductSchema = Type.Object(
   { $id: 'Product', title: 'Product', additionalProperties: false },
 );
 
+/** The API's Product (api-v1 §2), as its schema defines it. */
+export type ProductView = Static<typeof ProductSchema>;
+
+/**
+ * One product as the administrator's commands print it (`cra-admin product add`, `update`,
+ * `archive`): the Product's own fields (no risk level, which comes from the cases) and the
+ * Member States where it is made available.
+ */
+export const ProductRecordSchema = Type.Composite([
+  Type.Pick(ProductSchema, ['id', 'sku', 'name', 'gtin', 'firmware_version', 'end_of_support', 'status', 'sbom_status', 'sbom_components']),
+  Type.Object({ markets: Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'Member State codes, or ["EU"]' }) }),
+]);
+
+export type ProductRecord = Static<typeof ProductRecordSchema>;
+
 export const ProductListSchema = Type.Object(
   {
     products: Type.Array(Type.Ref(ProductSchema)),

@@ -1,4 +1,3 @@
-import type { Static } from '@sinclair/typebox';
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/index.js';
 import { isUniqueViolation } from '../db/index.js';
@@ -12,11 +11,8 @@ import { assertStorableText, isStorableText } from '../shared/storable-text.js';
 import { iso, systemClock, type Clock } from '../shared/time.js';
 import { normaliseGtin } from './gtin.js';
 import { productsRepo } from './products.repo.js';
-import type { ProductList, ProductSchema } from './products.schemas.js';
-import { riskLevel } from './risk.js';
-
-/** The API's Product shape (api-v1 §2), as its schema defines it. */
-export type ProductView = Static<typeof ProductSchema>;
+import { toProductView } from './product-views.js';
+import type { ProductList, ProductView } from './products.schemas.js';
 
 export interface ProductFields {
   name?: string;
@@ -89,20 +85,8 @@ export function createProductService(database: Database, orgs: OrgService, clock
   }
 
   /** The catalogue as the API returns it: every product, archived included, with its risk. */
-  async function listProducts(orgId: string): Promise<ProductView[]> {
-    const rows = await productsRepo.listWithCaseCounts(database.db, orgId);
-    return rows.map((p) => ({
-      id: p.id,
-      name: p.name,
-      sku: p.sku,
-      gtin: p.gtin_declared,
-      firmware_version: p.firmware_version,
-      end_of_support: p.end_of_support,
-      sbom_components: p.sbom_components,
-      sbom_status: p.sbom_status,
-      status: p.status,
-      risk_level: riskLevel(Number(p.open_cases), Number(p.open_notifiable_cases)),
-    }));
+  async function catalogue(orgId: string): Promise<ProductView[]> {
+    return (await productsRepo.listWithCaseCounts(database.db, orgId)).map(toProductView);
   }
 
   // The catalogue changes only with the organisation's registry sequence number (read with the
@@ -111,7 +95,11 @@ export function createProductService(database: Database, orgs: OrgService, clock
 
   return {
     requireProduct,
-    listProducts,
+
+    /** The catalogue (the API's Product shape) of the organisation named by its slug. */
+    async listProducts(orgSlug: string): Promise<ProductView[]> {
+      return catalogue((await orgs.requireOrg(orgSlug)).id);
+    },
 
     /**
      * The catalogue serialised by `serialize` (the route's response serializer), cached until the
@@ -119,7 +107,7 @@ export function createProductService(database: Database, orgs: OrgService, clock
      */
     catalogueBody(orgId: string, registrySeq: number, serialize: (list: ProductList) => string): Promise<string> {
       return catalogueBodies.get(orgId, registrySeq, async () => {
-        const products = await listProducts(orgId);
+        const products = await catalogue(orgId);
         return serialize({ products, count: products.length });
       });
     },

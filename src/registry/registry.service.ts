@@ -2,7 +2,9 @@ import type { KeyObject } from 'node:crypto';
 import type { Database, Trx } from '../db/index.js';
 import type { RegistryEntryRow } from '../db/schema.js';
 import { canonicalJson } from '../shared/canonical-json.js';
-import { type Checkpoint, signCheckpoint, signedBy } from './checkpoint.js';
+import type { OrgService } from '../orgs/orgs.service.js';
+import { iso, systemClock, type Clock } from '../shared/time.js';
+import { type Checkpoint, parseCheckpoint, registrySigningKey, signCheckpoint, signedBy } from './checkpoint.js';
 import { ChainVerifier, GENESIS_HASH, hashEntry, type ChainCheck } from './registry-chain.js';
 import { registryRepo } from './registry.repo.js';
 
@@ -115,3 +117,33 @@ export async function verifyRegistryCheckpoint(
     return fail(`entry #${checkpoint.sequence} no longer has the checkpoint's hash: the chain was rewritten`);
   return { ok: true, ...base };
 }
+
+/**
+ * The registry for administrators (`cra-admin registry`), the organisation named by its slug.
+ * `signingKey` is REGISTRY_SIGNING_KEY as configured (checked here, after the organisation).
+ */
+export function createRegistryService(database: Database, orgs: OrgService, clock: Clock = systemClock) {
+  return {
+    async *entries(orgSlug: string): AsyncGenerator<RegistryEntryRow> {
+      yield* listRegistry(database, (await orgs.requireOrg(orgSlug)).id);
+    },
+
+    async verify(orgSlug: string): Promise<ChainCheck> {
+      return verifyRegistry(database, (await orgs.requireOrg(orgSlug)).id);
+    },
+
+    async checkpoint(orgSlug: string, signingKey: string | null): Promise<Checkpoint> {
+      const org = await orgs.requireOrg(orgSlug);
+      return registryCheckpoint(database, org, registrySigningKey(signingKey), iso(clock()));
+    },
+
+    /** `checkpointText`: the checkpoint document as written by `checkpoint`. */
+    async verifyCheckpoint(orgSlug: string, checkpointText: string, signingKey: string | null): Promise<CheckpointCheck> {
+      const org = await orgs.requireOrg(orgSlug);
+      const key = registrySigningKey(signingKey);
+      return verifyRegistryCheckpoint(database, org, parseCheckpoint(checkpointText), key);
+    },
+  };
+}
+
+export type RegistryService = ReturnType<typeof createRegistryService>;

@@ -6,7 +6,8 @@ import addFormatsModule from 'ajv-formats';
 import type { ErrorDetail } from '../errors.js';
 import { MAX_DETAILS, pointer } from './json-checks.js';
 import { STRING_ENUM_KEYWORD, withSetEnums } from './large-enums.js';
-import { findDuplicate, UNIQUE_KEYWORD, withLinearUniqueItems } from './unique-items.js';
+import { findDuplicate } from './find-duplicate.js';
+import { UNIQUE_KEYWORD, withLinearUniqueItems } from './unique-items.js';
 
 // CycloneDX JSON is validated against the official schemas shipped by @cyclonedx/cyclonedx-library
 // (the same files and ajv options as its JsonValidator), with uniqueItems checked in linear time.

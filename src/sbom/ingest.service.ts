@@ -42,6 +42,7 @@ function view(product: ProductRow, stored: StoredRevision): SbomIngested {
 
 export function createSbomIngestService(
   database: Database,
+  orgs: { requireOrg(slug: string): Promise<{ id: string }> },
   products: { requireProduct(orgId: string, sku: string): Promise<ProductRow> },
   clock: Clock = systemClock,
 ) {
@@ -50,10 +51,11 @@ export function createSbomIngestService(
     return stored ? { created: false, revision: stored.revision, sbom: view(product, stored) } : null;
   }
 
-  return {
+  const service = {
     /**
      * Ingests one SBOM document as a new revision of the product's release, or answers with the
-     * revision already holding the identical document. Shared by the API and `cra-admin sbom upload`.
+     * revision already holding the identical document. For callers holding the organisation's id (the
+     * API, whose key names it; the console's product page).
      */
     async ingestSbom(request: IngestRequest): Promise<IngestResult> {
       const product = await products.requireProduct(request.orgId, request.sku);
@@ -146,7 +148,14 @@ export function createSbomIngestService(
         throw error;
       }
     },
+
+    /** The same ingest for the organisation named by its slug (`cra-admin sbom upload`). */
+    async uploadSbom(request: Omit<IngestRequest, 'orgId'> & { org: string }): Promise<IngestResult> {
+      const { org, ...rest } = request;
+      return service.ingestSbom({ ...rest, orgId: (await orgs.requireOrg(org)).id });
+    },
   };
+  return service;
 }
 
 export type SbomIngestService = ReturnType<typeof createSbomIngestService>;

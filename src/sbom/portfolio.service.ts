@@ -37,6 +37,7 @@ const byName = (a: ComponentRef, b: ComponentRef) =>
 
 export function createPortfolioService(
   database: Database,
+  orgs: { requireOrg(slug: string): Promise<{ id: string }> },
   products: { requireProduct(orgId: string, sku: string): Promise<{ id: string }> },
 ) {
   return {
@@ -44,7 +45,8 @@ export function createPortfolioService(
      * Which products, releases and revisions contain the component: one hit per revision and
      * matching component, by SKU and release, latest revision of each release first.
      */
-    async searchComponents(orgId: string, match: { purl: string } | { name: string; version?: string }): Promise<SearchHit[]> {
+    async searchComponents(orgSlug: string, match: { purl: string } | { name: string; version?: string }): Promise<SearchHit[]> {
+      const { id: orgId } = await orgs.requireOrg(orgSlug);
       const found = await portfolioRepo.matching(database.db, orgId, match);
       if (found.length === 0) return [];
       const wanted = new Map(found.map((c) => [Number(c.id), ref(c)]));
@@ -75,10 +77,11 @@ export function createPortfolioService(
 
     /** Components added, removed and changed in version from revision `from` to `to` of one release. */
     async diffRevisions(
-      orgId: string,
+      orgSlug: string,
       sku: string,
       options: { release?: string; from: number; to: number },
     ): Promise<SbomDiff & { release_version: string }> {
+      const { id: orgId } = await orgs.requireOrg(orgSlug);
       const product = await products.requireProduct(orgId, sku);
       const release = await portfolioRepo.release(database.db, product.id, options.release);
       if (!release) {

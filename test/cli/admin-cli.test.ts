@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { openDatabase } from '../../src/db/index.js';
 import { migrations } from '../../src/db/migrations/index.js';
+import { ProductSchema } from '../../src/products/products.schemas.js';
 import { runCli } from '../helpers/cli.js';
 import { createEmptyDatabaseUrl, TEST_BACKEND } from '../helpers/db.js';
 
@@ -100,6 +101,11 @@ describe('cra-admin', () => {
     assert.equal(rotated.code, 0, rotated.stderr);
     assert.match(rotated.json().secret, /^cra_/);
     assert.equal(rotated.json().previous_prefix, before.prefix);
+    assert.deepEqual(
+      Object.keys(rotated.json()),
+      ['name', 'prefix', 'scopes', 'expires_at', 'secret', 'previous_prefix', 'previous_secret_until'],
+      'one field says until when the old secret works',
+    );
     const until = Date.parse(rotated.json().previous_secret_until);
     assert.ok(Math.abs(until - (Date.now() + 600_000)) < 60_000, 'the old secret works for the 10 minutes of grace');
     const listed = (await cli('key', 'list', '--org', 'acme', '--json')).json().find((k: { name: string }) => k.name === 'pipeline');
@@ -112,6 +118,8 @@ describe('cra-admin', () => {
     assert.match(text.stdout.trimEnd().split('\n').at(-1)!, /^cra_[0-9A-Za-z]{36}$/);
     const now = await cli('key', 'rotate', '--org', 'acme', '--name', 'pipeline');
     assert.match(now.stdout, /The previous secret \(cra_[0-9A-Za-z]+…\) stopped working now\./);
+    const nowJson = await cli('key', 'rotate', '--org', 'acme', '--name', 'pipeline', '--json');
+    assert.equal(nowJson.json().previous_secret_until, null, 'without grace the old secret stopped at once, as key list says');
     const after = (await cli('key', 'list', '--org', 'acme', '--json')).json().find((k: { name: string }) => k.name === 'pipeline');
     assert.equal(after.previous_secret_until, null, 'no grace after a rotation without one');
     const revoked = await cli('key', 'revoke', '--org', 'acme', '--name', 'pipeline', '--json');
@@ -123,7 +131,7 @@ describe('cra-admin', () => {
       .json()
       .filter((e: { subject: string }) => e.subject === 'pipeline')
       .map((e: { action: string }) => e.action);
-    assert.deepEqual(actions, ['key.created', 'key.rotated', 'key.rotated', 'key.rotated', 'key.revoked']);
+    assert.deepEqual(actions, ['key.created', 'key.rotated', 'key.rotated', 'key.rotated', 'key.rotated', 'key.revoked']);
     assert.equal(registry.stdout.includes(rotated.json().secret.slice(4)), false);
   });
 
@@ -147,6 +155,8 @@ describe('cra-admin', () => {
     );
     assert.equal(added.code, 0, added.stderr);
     assert.equal(added.json().gtin, '4006381333931', 'shown as declared');
+    const recordKeys = 'id sku name gtin firmware_version end_of_support status sbom_status sbom_components markets';
+    assert.equal(Object.keys(added.json()).join(' '), recordKeys, 'ProductRecord, in the order the CLI always printed');
     assert.equal(added.json().end_of_support, '2031-06-30T00:00:00.000Z');
     const updated = await cli('product', 'update', '--org', 'acme', '--sku', 'RTR-1', '--firmware-version', '1.1.0', '--json');
     assert.equal(updated.json().firmware_version, '1.1.0');
@@ -157,6 +167,7 @@ describe('cra-admin', () => {
     const list = (await cli('product', 'list', '--org', 'acme', '--json')).json();
     assert.equal(list.length, 1);
     assert.equal(list[0].risk_level, 'low');
+    assert.deepEqual(Object.keys(list[0]), Object.keys(ProductSchema.properties), "the API's Product, in its order");
     const bad = await cli('product', 'add', '--org', 'acme', '--sku', 'X', '--name', 'X', '--gtin', '4006381333932');
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /not a valid GTIN/);

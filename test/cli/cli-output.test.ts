@@ -43,7 +43,7 @@ describe('cra-admin output on a pipe', () => {
     testDb = await createTestDatabase();
     const orgs = createOrgService(testDb.database);
     const org = await orgs.createOrg({ slug: 'acme' });
-    const incidents = createIncidentService(testDb.database);
+    const incidents = createIncidentService(testDb.database, orgs);
     // 40 reports of ~30 KiB: the JSON listing is well over 1 MiB.
     for (let i = 0; i < 40; i++) {
       await incidents.receiveSignal({ orgId: org.id, source: 'test' }, { description: `report ${i} `.padEnd(30_000, 'x') });

@@ -16,14 +16,14 @@ securitySuite({
   payload: () => ({ description: 'security suite report' }),
   async tenancy(h, a, b) {
     await h.products.addProduct(a.slug, 'A-ONLY', { name: 'A product', gtin: '4006381333931' });
-    const aSignals = (await caseServices(h).incidents.listSignals(a.orgId)).length;
+    const aSignals = (await caseServices(h).incidents.listSignals(a.slug)).length;
     const res = await postIncident(h, b.key, { description: "names A's product", sku: 'A-ONLY', gtin: '4006381333931' });
     assert.equal(res.statusCode, 201);
     assert.equal(res.json().incident_number, 1, "B's numbering is its own");
-    const bSignals = await caseServices(h).incidents.listSignals(b.orgId);
+    const bSignals = await caseServices(h).incidents.listSignals(b.slug);
     assert.equal(bSignals.length, 1);
-    assert.equal(bSignals[0]!.product_id, null, "another organisation's SKU or GTIN never matches");
-    assert.equal((await caseServices(h).incidents.listSignals(a.orgId)).length, aSignals, "nothing lands in A's signals");
+    assert.equal(bSignals[0]!.product_sku, null, "another organisation's SKU or GTIN never matches");
+    assert.equal((await caseServices(h).incidents.listSignals(a.slug)).length, aSignals, "nothing lands in A's signals");
   },
 });
 
@@ -171,10 +171,10 @@ describe('POST /incidents', () => {
       assert.equal(await matchOf({ gtin: 'not a gtin' }), null);
       assert.equal(await matchOf({ sku: '', gtin: '' }), null);
       assert.equal(await matchOf({}), null);
-      const unattributed = await caseServices(h).incidents.listSignals(acme.orgId, { unattributed: true });
+      const unattributed = await caseServices(h).incidents.listSignals(acme.slug, { unattributed: true });
       assert.ok(unattributed.length >= 5);
-      assert.ok(unattributed.every((s) => s.product_id === null));
-      const all = await caseServices(h).incidents.listSignals(acme.orgId);
+      assert.ok(unattributed.every((s) => s.product_sku === null));
+      const all = await caseServices(h).incidents.listSignals(acme.slug);
       assert.ok(all.length > unattributed.length);
     });
 

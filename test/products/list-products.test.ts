@@ -77,6 +77,11 @@ describe('GET /products', () => {
     assert.equal(old.gtin, '96385074', 'a GTIN-8 comes back as declared');
   });
 
+  it('the catalogue of cra-admin product list and the console is the API answer, key for key, in its order', async () => {
+    const api = await h.request({ method: 'GET', url: URL, key: acme.key });
+    assert.equal(JSON.stringify(await h.products.listProducts('acme')), JSON.stringify(api.json().products));
+  });
+
   it('keeps the GTIN unique and matched in its 14-digit form, whatever form was declared', async () => {
     await assert.rejects(
       h.products.addProduct('acme', 'RTR-3', { name: 'Same GTIN, 14 digits', gtin: '04006381333931' }),

@@ -16,7 +16,7 @@ securitySuite({
   },
   async tenancy(h, a, b) {
     // B cannot ingest into A's product, and A's catalogue entry stays as it was.
-    const before = await h.products.listProducts(a.orgId);
+    const before = await h.products.listProducts(a.slug);
     const res = await h.request({
       method: 'POST',
       url: '/api/v1/external/products/SEC-1/sbom',
@@ -26,6 +26,6 @@ securitySuite({
     });
     assert.equal(res.statusCode, 404);
     assert.equal(res.json().code, 'product_not_found');
-    assert.deepEqual(await h.products.listProducts(a.orgId), before);
+    assert.deepEqual(await h.products.listProducts(a.slug), before);
   },
 });

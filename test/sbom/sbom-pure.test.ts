@@ -6,7 +6,8 @@ import { validateCycloneDx } from '../../src/sbom/cyclonedx-validator.js';
 import { detectFormat } from '../../src/sbom/detect-format.js';
 import { withSetEnums } from '../../src/sbom/large-enums.js';
 import { normaliseSpdx2 } from '../../src/sbom/normalise.js';
-import { findDuplicate, withLinearUniqueItems } from '../../src/sbom/unique-items.js';
+import { findDuplicate } from '../../src/sbom/find-duplicate.js';
+import { withLinearUniqueItems } from '../../src/sbom/unique-items.js';
 import { cycloneDx16 } from './sbom-fixtures.js';
 
 describe('findDuplicate (linear uniqueItems)', () => {

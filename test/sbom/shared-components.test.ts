@@ -200,7 +200,7 @@ describe(`migration 002 moves the existing component rows (${TEST_BACKEND})`, ()
     await assert.rejects(legacy.selectFrom('sbom_components').selectAll().execute(), 'the old table is gone');
 
     // Keys computed by the migration and by the ingest agree: the same components are not stored again.
-    const sbom = createSbomIngestService(database, products);
+    const sbom = createSbomIngestService(database, orgs, products);
     const doc = cycloneDx16(4, { version: '1.0.0' });
     const result = await sbom.ingestSbom({ orgId: org.id, sku: 'OLD-1', bytes: Buffer.from(JSON.stringify(doc)), actor: 'cli' });
     assert.equal(result.revision, 3);

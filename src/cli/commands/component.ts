@@ -16,12 +16,11 @@ export function componentCommand(): Command {
       action(async (ctx, opts: { org: string; purl?: string; name?: string; version?: string }) => {
         if (opts.purl === undefined && opts.name === undefined)
           throw new AppError('validation_failed', 'give --purl P or --name N [--version V]');
-        const org = await ctx.orgs.requireOrg(opts.org);
         const match =
           opts.purl !== undefined
             ? { purl: opts.purl }
             : { name: opts.name!, ...(opts.version !== undefined ? { version: opts.version } : {}) };
-        const hits = await ctx.portfolio.searchComponents(org.id, match);
+        const hits = await ctx.portfolio.searchComponents(opts.org, match);
         const rows = hits.map((h) => ({
           sku: h.sku,
           release: h.release_version,

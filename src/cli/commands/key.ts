@@ -4,13 +4,13 @@ import { SCOPES } from '../../keys/scopes.js';
 import { action, durationOption, timestampOption } from '../context.js';
 import { table } from '../output.js';
 
-function issued(key: IssuedKey, verb: string, graceMs = 0) {
+function issued(key: IssuedKey, verb: string) {
   // The secret stays the last line, alone, so that scripts can take it with `tail -n 1`.
   const previous =
     key.previous_prefix === undefined
       ? []
       : [
-          graceMs > 0
+          key.previous_secret_until
             ? `The previous secret (${key.previous_prefix}…) keeps working until ${key.previous_secret_until}, then stops.`
             : `The previous secret (${key.previous_prefix}…) stopped working now.`,
         ];
@@ -72,7 +72,7 @@ export function keyCommand(): Command {
     .option('--grace <duration>', 'keep the old secret working this long (e.g. 10m, 2h, 1d)', durationOption)
     .action(
       action(async (ctx, opts: { org: string; name: string; grace?: number }) =>
-        issued(await ctx.keys.rotateKey({ org: opts.org, name: opts.name, graceMs: opts.grace }), 'Rotated', opts.grace),
+        issued(await ctx.keys.rotateKey({ org: opts.org, name: opts.name, graceMs: opts.grace }), 'Rotated'),
       ),
     );
   key

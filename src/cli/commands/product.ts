@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { ProductRow } from '../../db/schema.js';
+import { toProductRecord } from '../../products/product-views.js';
 import { action, timestampOption } from '../context.js';
 import { table } from '../output.js';
 
@@ -11,21 +11,6 @@ interface FieldOptions {
   firmwareVersion?: string;
   endOfSupport?: Date;
   markets?: string[];
-}
-
-function view(p: ProductRow) {
-  return {
-    id: p.id,
-    sku: p.sku,
-    name: p.name,
-    gtin: p.gtin_declared,
-    firmware_version: p.firmware_version,
-    end_of_support: p.end_of_support,
-    status: p.status,
-    sbom_status: p.sbom_status,
-    sbom_components: p.sbom_components,
-    markets: p.markets ? (JSON.parse(p.markets) as string[]) : null,
-  };
 }
 
 function withFieldOptions(command: Command): Command {
@@ -51,7 +36,7 @@ export function productCommand(): Command {
           endOfSupport: opts.endOfSupport,
           markets: opts.markets,
         });
-        return { json: view(row), text: `added product ${row.sku} (${row.id})` };
+        return { json: toProductRecord(row), text: `added product ${row.sku} (${row.id})` };
       }),
     );
   withFieldOptions(product.command('update').description("change a product's fields"))
@@ -65,7 +50,7 @@ export function productCommand(): Command {
           endOfSupport: opts.endOfSupport,
           markets: opts.markets,
         });
-        return { json: view(row), text: `updated product ${row.sku}` };
+        return { json: toProductRecord(row), text: `updated product ${row.sku}` };
       }),
     );
   product
@@ -76,7 +61,7 @@ export function productCommand(): Command {
     .action(
       action(async (ctx, opts: { org: string; sku: string }) => {
         const row = await ctx.products.archiveProduct(opts.org, opts.sku);
-        return { json: view(row), text: `archived product ${row.sku}` };
+        return { json: toProductRecord(row), text: `archived product ${row.sku}` };
       }),
     );
   product
@@ -85,8 +70,7 @@ export function productCommand(): Command {
     .requiredOption('--org <slug>', 'organisation')
     .action(
       action(async (ctx, opts: { org: string }) => {
-        const org = await ctx.orgs.requireOrg(opts.org);
-        const rows = await ctx.products.listProducts(org.id);
+        const rows = await ctx.products.listProducts(opts.org);
         return {
           json: rows,
           text: table(rows as unknown as Array<Record<string, unknown>>, [

@@ -1,9 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { AppError } from '../../errors.js';
-import { parseCheckpoint, registrySigningKey } from '../../registry/checkpoint.js';
-import { listRegistry, registryCheckpoint, verifyRegistry, verifyRegistryCheckpoint } from '../../registry/registry.service.js';
-import { iso } from '../../shared/time.js';
 import { action, type CliContext } from '../context.js';
 import { table } from '../output.js';
 
@@ -15,9 +12,8 @@ export function registryCommand(): Command {
     .requiredOption('--org <slug>', 'organisation')
     .action(
       action(async (ctx: CliContext, opts: { org: string }) => {
-        const org = await ctx.orgs.requireOrg(opts.org);
         const entries = [];
-        for await (const e of listRegistry(ctx.database, org.id)) {
+        for await (const e of ctx.registry.entries(opts.org)) {
           entries.push({
             seq: e.seq,
             at: e.at,
@@ -41,10 +37,9 @@ export function registryCommand(): Command {
     .option('--checkpoint <file>', 'a checkpoint written by `registry checkpoint` (needs REGISTRY_SIGNING_KEY)')
     .action(
       action(async (ctx: CliContext, opts: { org: string; checkpoint?: string }) => {
-        const org = await ctx.orgs.requireOrg(opts.org);
         if (opts.checkpoint !== undefined) {
-          const key = registrySigningKey(ctx.config.registrySigningKey);
-          const result = await verifyRegistryCheckpoint(ctx.database, org, parseCheckpoint(readCheckpoint(opts.checkpoint)), key);
+          const checkpoint = readCheckpoint(opts.checkpoint);
+          const result = await ctx.registry.verifyCheckpoint(opts.org, checkpoint, ctx.config.registrySigningKey);
           if (!result.ok) process.exitCode = 1;
           return {
             json: result,
@@ -53,7 +48,7 @@ export function registryCommand(): Command {
               : `registry of ${opts.org} does NOT extend the checkpoint at entry #${result.checkpoint_sequence}: ${result.reason}`,
           };
         }
-        const result = await verifyRegistry(ctx.database, org.id);
+        const result = await ctx.registry.verify(opts.org);
         if (!result.ok) process.exitCode = 1;
         return {
           json: result,
@@ -71,9 +66,7 @@ export function registryCommand(): Command {
     .requiredOption('--org <slug>', 'organisation')
     .action(
       action(async (ctx: CliContext, opts: { org: string }) => {
-        const org = await ctx.orgs.requireOrg(opts.org);
-        const key = registrySigningKey(ctx.config.registrySigningKey);
-        const checkpoint = await registryCheckpoint(ctx.database, org, key, iso(ctx.clock()));
+        const checkpoint = await ctx.registry.checkpoint(opts.org, ctx.config.registrySigningKey);
         // The checkpoint is a document to keep (`> checkpoint.json`): JSON with or without --json.
         return { json: checkpoint, text: JSON.stringify(checkpoint, null, 2) };
       }),

@@ -13,7 +13,6 @@ export function sbomCommand(): Command {
     .argument('<file>', 'the SBOM document')
     .action(
       action(async (ctx, file: string, opts: { org: string; sku: string }) => {
-        const org = await ctx.orgs.requireOrg(opts.org);
         const bytes = await readFile(file).catch((error: NodeJS.ErrnoException) => {
           throw new AppError('not_found', `cannot read ${file}: ${error.code ?? error.message}`);
         });
@@ -21,7 +20,7 @@ export function sbomCommand(): Command {
           created,
           revision,
           sbom: body,
-        } = await ctx.sbom.ingestSbom({ orgId: org.id, sku: opts.sku, bytes, actor: 'cli' }).catch((error: unknown) => {
+        } = await ctx.sbom.uploadSbom({ org: opts.org, sku: opts.sku, bytes, actor: 'cli' }).catch((error: unknown) => {
           // The API returns the failing paths as `details`; here they follow the message.
           if (error instanceof AppError && error.details?.length) {
             throw new AppError(error.code, [error.message, ...error.details.map((d) => `  ${d.path}: ${d.message}`)].join('\n'));
@@ -44,8 +43,7 @@ export function sbomCommand(): Command {
     .requiredOption('--to <revision>', 'the later revision number', revisionNumber)
     .action(
       action(async (ctx, opts: { org: string; sku: string; release?: string; from: number; to: number }) => {
-        const org = await ctx.orgs.requireOrg(opts.org);
-        const { release_version: release, ...diff } = await ctx.portfolio.diffRevisions(org.id, opts.sku, opts);
+        const { release_version: release, ...diff } = await ctx.portfolio.diffRevisions(opts.org, opts.sku, opts);
         const line = (sign: string, c: { name: string; version: string | null }) => `${sign} ${c.name} ${c.version ?? '(no version)'}`;
         const text = [
           `${opts.sku} release ${release}, revision ${opts.from} → ${opts.to}: ${diff.added.length} added, ${diff.removed.length} removed, ${diff.changed.length} changed`,

@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
-import type { SignalWithProduct } from '../../incidents/signals.repo.js';
+import { toSignalView } from '../../incidents/incidents.service.js';
 import { action } from '../context.js';
 import { table } from '../output.js';
 
@@ -7,25 +7,6 @@ import { table } from '../output.js';
 export function incidentNumberOption(value: string): number {
   if (!/^[1-9]\d{0,9}$/.test(value)) throw new InvalidArgumentError('expected an incident number (a positive integer)');
   return Number(value);
-}
-
-// Reporter identity and contact stay out even here: no command sets or needs them yet.
-function view(s: SignalWithProduct) {
-  return {
-    id: s.id,
-    incident_number: s.incident_number,
-    status: s.status,
-    received_at: s.received_at,
-    source: s.source,
-    title: s.title,
-    description: s.description,
-    cve: s.cve,
-    sku: s.sku,
-    gtin: s.gtin,
-    product_sku: s.product_sku,
-    triage_reason: s.triage_reason,
-    merged_into: s.merged_into,
-  };
 }
 
 export function signalCommand(): Command {
@@ -37,8 +18,7 @@ export function signalCommand(): Command {
     .option('--unattributed', 'only signals that matched no product')
     .action(
       action(async (ctx, opts: { org: string; unattributed?: boolean }) => {
-        const org = await ctx.orgs.requireOrg(opts.org);
-        const rows = (await ctx.incidents.listSignals(org.id, { unattributed: opts.unattributed === true })).map(view);
+        const rows = await ctx.incidents.listSignals(opts.org, { unattributed: opts.unattributed === true });
         const lines = rows.map((r) => ({ ...r, summary: (r.title ?? r.description.split('\n')[0] ?? '').slice(0, 60) }));
         return { json: rows, text: table(lines, ['incident_number', 'status', 'received_at', 'source', 'product_sku', 'cve', 'summary']) };
       }),
@@ -54,7 +34,7 @@ export function signalCommand(): Command {
     .action(
       action(async (ctx, opts: { org: string; signal: number; reason: string }) => {
         const s = await ctx.triage.dismissSignal(opts.org, opts.signal, opts.reason);
-        return { json: view(s), text: `signal ${s.incident_number} dismissed: ${s.triage_reason}` };
+        return { json: toSignalView(s), text: `signal ${s.incident_number} dismissed: ${s.triage_reason}` };
       }),
     );
   triage('merge', 'triage: a duplicate report of an existing case (no second clock)')
@@ -62,7 +42,7 @@ export function signalCommand(): Command {
     .action(
       action(async (ctx, opts: { org: string; signal: number; into: number }) => {
         const s = await ctx.triage.mergeSignal(opts.org, opts.signal, opts.into);
-        return { json: view(s), text: `signal ${s.incident_number} merged into case ${s.merged_into}` };
+        return { json: toSignalView(s), text: `signal ${s.incident_number} merged into case ${s.merged_into}` };
       }),
     );
   triage('attribute', 'name the product of a signal that is still INCOMING (it leaves the unattributed list)')
@@ -70,7 +50,7 @@ export function signalCommand(): Command {
     .action(
       action(async (ctx, opts: { org: string; signal: number; sku: string }) => {
         const s = await ctx.triage.attributeSignal(opts.org, opts.signal, opts.sku);
-        return { json: view(s), text: `signal ${s.incident_number} attributed to ${s.product_sku}` };
+        return { json: toSignalView(s), text: `signal ${s.incident_number} attributed to ${s.product_sku}` };
       }),
     );
   return signal;

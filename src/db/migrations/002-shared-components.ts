@@ -1,6 +1,5 @@
+import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import { componentKey, storedComponentText, type ComponentFields } from '../../sbom/component-rows.js';
-import { encodeIds } from '../../sbom/id-list.js';
 import type { PortableMigration } from './types.js';
 
 // Revisions stop copying their components: each distinct component is stored once per
@@ -8,6 +7,51 @@ import type { PortableMigration } from './types.js';
 // ids. The existing rows of sbom_components move over, then the table goes.
 
 const ROWS_PER_INSERT = 500;
+
+// Frozen copies of what the migration needs from the SBOM code as it was when 002 shipped: a
+// migration must do tomorrow what it did then, whatever becomes of the live code. The keys and
+// lists it writes must still be what the live code reads: test/db/migration-002-frozen.test.ts
+// compares them, so a change to the live functions is noticed (and needs a new migration).
+
+interface ComponentFields {
+  name: string;
+  version: string | null;
+  purl: string | null;
+  type: string | null;
+  licenses: string | null;
+  ref: string | null;
+}
+
+/** A component's stored fields joined by NUL, absent values empty (sbom/component-rows.ts). */
+function storedComponentText(f: ComponentFields): string {
+  return [f.name, f.version ?? '', f.purl ?? '', f.type ?? '', f.licenses ?? '', f.ref ?? ''].join('\u0000');
+}
+
+/** 128 bits of SHA-256 of the text, base64url (sbom/component-rows.ts). */
+function componentKey(text: string): string {
+  return createHash('sha256').update(text).digest().subarray(0, 16).toString('base64url');
+}
+
+/** Ids in order, each the zigzag varint of its difference to the previous one (sbom/id-list.ts). */
+function encodeIds(ids: readonly number[]): Buffer {
+  const out = Buffer.allocUnsafe(ids.length * 5 + 16);
+  let at = 0;
+  let previous = 0;
+  for (const id of ids) {
+    const delta = id - previous;
+    previous = id;
+    let z = delta >= 0 ? delta * 2 : -delta * 2 - 1;
+    while (z >= 0x80) {
+      out[at++] = (z % 0x80) | 0x80;
+      z = Math.floor(z / 0x80);
+    }
+    out[at++] = z;
+  }
+  return Buffer.from(out.subarray(0, at));
+}
+
+/** For the test that holds these copies to the live code. */
+export const frozen002 = { storedComponentText, componentKey, encodeIds };
 
 export const sharedComponents: PortableMigration = {
   name: '002-shared-components',
