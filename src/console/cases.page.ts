@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 import { recentRegistry } from '../registry/registry.service.js';
 import { actorOf, type ConsoleDeps } from './context.js';
-import { clock } from './format.js';
+import { clock, laterStageClocks } from './format.js';
 import { type FieldErrors, parseForm, parseUtcInput, serviceErrors, UTC_INPUT } from './forms.js';
 import { orgSlug, render, requirePermission } from './render.js';
 import { redirect } from './session.js';
@@ -81,6 +81,7 @@ export function registerCasePages(org: FastifyInstance, deps: ConsoleDeps): void
     const cases = (await deps.cases.listCases(orgSlug(request))).reverse().map((c) => ({
       ...c,
       earlyWarning: c.notifiable && !c.early_warning_sent_at && c.status === 'open' ? clock(c.early_warning_deadline, now) : null,
+      later: c.status === 'open' ? laterStageClocks(c.stages, now) : { clocks: [], waitingForFix: false },
     }));
     return render(request, reply, 'cases', { title: 'Cases', section: 'cases', cases });
   });

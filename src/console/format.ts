@@ -24,4 +24,28 @@ export function clock(deadline: string, now: Date): { text: string; overdue: boo
   return ms >= 0 ? { text: `${span(ms)} left`, overdue: false } : { text: `overdue by ${span(-ms)}`, overdue: true };
 }
 
+/** A stage of Article 14 with what the console shows of it: name, due time and its clock. */
+export interface StageClock {
+  label: string;
+  due: string;
+  text: string;
+  overdue: boolean;
+}
+
+/**
+ * The reports after the 72 h notification still to be filed, with their clocks: each intermediate
+ * report the CSIRT asked for and the final report once it has a due time. `waitingForFix` says a
+ * vulnerability's final report has no clock yet (it starts when the corrective measure is recorded).
+ */
+export function laterStageClocks(
+  stages: ReadonlyArray<{ stage: string; seq: number; due: string | null; filed_at: string | null; state: string }>,
+  now: Date,
+): { clocks: StageClock[]; waitingForFix: boolean } {
+  const later = stages.filter((s) => s.stage === 'intermediate' || s.stage === 'final');
+  const clocks = later
+    .filter((s): s is typeof s & { due: string } => s.filed_at === null && s.due !== null)
+    .map((s) => ({ label: s.stage === 'final' ? 'final report' : `intermediate report ${s.seq}`, due: s.due, ...clock(s.due, now) }));
+  return { clocks, waitingForFix: later.some((s) => s.stage === 'final' && s.state === 'waiting') };
+}
+
 export const helpers = { time, clock };

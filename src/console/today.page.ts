@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ConsoleDeps } from './context.js';
-import { clock } from './format.js';
+import { clock, laterStageClocks } from './format.js';
 import { orgSlug, render } from './render.js';
 
 // Today: what needs doing now. The clocks section re-renders in place every 30 s (htmx) and is
@@ -16,6 +16,7 @@ export function registerTodayPage(org: FastifyInstance, deps: ConsoleDeps): void
         c.notifiable && !c.early_warning_sent_at ? { due: c.early_warning_deadline, ...clock(c.early_warning_deadline, now) } : null,
       notification:
         c.notifiable && !c.notification_sent_at ? { due: c.full_notification_deadline, ...clock(c.full_notification_deadline, now) } : null,
+      later: laterStageClocks(c.stages, now),
     }));
     return { cases: rows, now: now.toISOString() };
   }

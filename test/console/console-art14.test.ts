@@ -107,8 +107,8 @@ describe('console Article 14', () => {
       );
     assert.equal((await agent.post('/console/o/tri-a/signals/dismiss', { number: '2', dismiss_reason: 'not ours' })).statusCode, 404);
     assert.equal((await agent.post('/console/o/tri-b/signals/dismiss', { number: '1', dismiss_reason: 'x' })).statusCode, 404);
-    assert.equal((await h.incidents.listSignals(theirs.orgId)).filter((s) => s.status === 'INCOMING').length, 2);
-    assert.equal((await h.incidents.listSignals(mine.orgId))[0]?.status, 'INCOMING');
+    assert.equal((await h.incidents.listSignals(theirs.slug)).filter((s) => s.status === 'INCOMING').length, 2);
+    assert.equal((await h.incidents.listSignals(mine.slug))[0]?.status, 'INCOMING');
   });
 
   it('a vulnerability through every stage: drafts checked field by field, filings frozen with their SHA-256, text export, fix, CSIRT request, advisory, evidence, close', async () => {
@@ -290,6 +290,13 @@ describe('console Article 14', () => {
     assert.match(withFix.body, /Intermediate report 1 \(asked by the CSIRT\)<\/td>\s*<td>2026-11-25 10:00 UTC/);
     assert.match(withFix.body, /Final report \(14 days after the corrective measure\)<\/td>\s*<td>2026-12-06 08:00 UTC/);
     assert.match(withFix.body, /<dt>Corrective measure<\/dt><dd>available since 2026-11-22 08:00 UTC<\/dd>/);
+    // Today and the case list run the later reports' clocks too.
+    for (const page of ['/console/o/art/today', '/console/o/art/cases']) {
+      const body = (await agent.get(page)).body;
+      assert.match(body, /intermediate report 1: <span class="clock(?: overdue)?">[^<]+<\/span>/, page);
+      assert.match(body, /final report: <span class="clock(?: overdue)?">[^<]+<\/span>/, page);
+    }
+    assert.match((await agent.get('/console/o/art/today')).body, /<small>due 2026-12-06 08:00 UTC<\/small>/);
     const blocked = await agent.post('/console/o/art/cases/1/close', {});
     assert.equal(blocked.statusCode, 409);
     assert.match(
@@ -438,6 +445,8 @@ describe('console Article 14', () => {
       'the waiting final report is not named',
     );
     assert.equal((await agent.post('/console/o/wait/cases/1/sent', { what: 'notification', at: '' })).statusCode, 303);
+    assert.match((await agent.get('/console/o/wait/today')).body, /final report: waits for the fix/);
+    assert.match((await agent.get('/console/o/wait/cases')).body, /final report waits for the fix/);
     const finalReport = await agent.get('/console/o/wait/cases/1/reports/final');
     assert.match(finalReport.body, /<dt>Due<\/dt><dd>no due time yet<\/dd>/);
     const early = await agent.post('/console/o/wait/cases/1/reports/final/file', { reference: 'F', filed_at: '' });
