@@ -208,12 +208,15 @@ describe('the console in a real browser', { skip }, () => {
       .waitFor();
     await checkA11y(page, 'sbom diff');
     await shoot(page, 'sbom-diff');
+    // A mark on the window survives only if the result is swapped in without loading a new page.
+    await page.evaluate(() => Object.assign(window, { stillThisPage: true }));
     await page.getByLabel('From revision').selectOption('2');
     await page.getByLabel('To revision').selectOption('1');
     await page.getByRole('button', { name: 'Compare' }).click();
     await page.getByRole('heading', { name: 'Revision 2 → 1: 1 added, 1 removed, 1 changed in version' }).waitFor();
     await page.locator('#diff-added').getByRole('cell', { name: 'checker-compat-qual', exact: true }).waitFor();
     assert.match(page.url(), /\/diff\?from=2&to=1$/, 'the address follows the choice');
+    assert.equal(await page.evaluate(() => (window as unknown as { stillThisPage?: boolean }).stillThisPage), true, 'updated in place');
 
     await page.getByRole('link', { name: 'Products' }).click();
     await page.getByRole('link', { name: 'Find a component' }).click();
