@@ -2,10 +2,12 @@
 // Prints a table and writes bench/results.json. Options: --duration S (per HTTP target, 6),
 // --connections N (50), --rounds N (3), --sbom-runs N (5), --skip-sbom, --only products,429,
 // --only sbom (the SBOM rows alone: ingest, read latency during an ingest, storage, search, RSS;
-// with DATABASE_URL=postgres://… they run on a scratch database of that PostgreSQL server).
+// with DATABASE_URL=postgres://… they run on a scratch database of that PostgreSQL server),
+// --only console (sign-in and each console page with 1,000 products and 1,000 cases, bench/console.mjs).
 import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { printConsoleRows, runConsoleBench } from './console.mjs';
 import { runHttpBench } from './http.mjs';
 import { runSbomIngestBench } from './sbom-ingest.mjs';
 import { runSbomScaleBench } from './sbom-scale.mjs';
@@ -27,9 +29,10 @@ const GOALS = {
 
 const only = arg('only', null)?.split(',');
 const sbomOnly = only?.length === 1 && only[0] === 'sbom';
+const consoleOnly = only?.length === 1 && only[0] === 'console';
 const rounds = Number(arg('rounds', 3));
 let http = [];
-if (!sbomOnly) {
+if (!sbomOnly && !consoleOnly) {
   console.log(
     `HTTP: ${connections} connections, ${duration} s per target after a 2 s warm-up, median of ${rounds} interleaved rounds, range beside it`,
   );
@@ -37,12 +40,15 @@ if (!sbomOnly) {
 }
 let sbom = [];
 let sbomScale = [];
-if (!process.argv.includes('--skip-sbom')) {
+if (!process.argv.includes('--skip-sbom') && !consoleOnly) {
   console.log(`SBOM ingest: CycloneDX 1.6, median of ${sbomRuns} uploads per size`);
   sbom = await runSbomIngestBench({ sizes: [10_000, 100_000], runs: sbomRuns });
   console.log('SBOM at scale: each row on a fresh database and server');
   sbomScale = await runSbomScaleBench({ runs: sbomRuns });
 }
+
+let consoleRows = [];
+if (!only || only.includes('console')) consoleRows = await runConsoleBench({ rounds });
 
 const rows = http.map((r) => {
   const goal = GOALS[r.name];
@@ -103,6 +109,8 @@ if (sbomScale.length) {
     );
 }
 
+if (consoleRows.length) printConsoleRows(consoleRows);
+
 const results = {
   measured_at: new Date().toISOString(),
   machine: { cpus: cpus().length, cpu_model: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version },
@@ -110,8 +118,9 @@ const results = {
   http: rows,
   sbom_ingest: sbom,
   sbom_scale: sbomScale,
+  console: consoleRows,
 };
 // A run of the SBOM rows alone keeps the full run's file and writes its own, per backend.
-const file = sbomOnly ? `results-sbom-${sbomScale[0]?.backend ?? 'sqlite'}.json` : 'results.json';
+const file = sbomOnly ? `results-sbom-${sbomScale[0]?.backend ?? 'sqlite'}.json` : consoleOnly ? 'results-console.json' : 'results.json';
 writeFileSync(fileURLToPath(new URL(`./${file}`, import.meta.url)), `${JSON.stringify(results, null, 2)}\n`);
 console.log(`\nwrote bench/${file}`);
