@@ -58,9 +58,10 @@ const rows = http.map((r) => {
 
 const pad = (v, n) => String(v).padEnd(n);
 const span = ([lo, hi]) => (lo === hi ? '' : ` (${lo}–${hi})`);
-console.log(
-  `\n${pad('target', 28)}${pad('req/s median (range)', 24)}${pad('ratio (range)', 20)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('bytes', 10)}${pad('steal %', 9)}${pad('goal', 28)}status codes`,
-);
+if (rows.length)
+  console.log(
+    `\n${pad('target', 28)}${pad('req/s median (range)', 24)}${pad('ratio (range)', 20)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('bytes', 10)}${pad('steal %', 9)}${pad('goal', 28)}status codes`,
+  );
 for (const r of rows) {
   console.log(
     `${pad(r.name, 28)}${pad(r.requests_per_second + span(r.requests_per_second_range), 24)}${pad(r.ratio_to_bare + span(r.ratio_to_bare_range), 20)}` +
