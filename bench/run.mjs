@@ -3,10 +3,12 @@
 // --connections N (50), --rounds N (3), --sbom-runs N (5), --skip-sbom, --only products,429,
 // --only webhooks (API throughput with 1,000 webhook deliveries pending, bench/webhooks-pending.mjs),
 // --only sbom (the SBOM rows alone: ingest, read latency during an ingest, storage, search, RSS;
-// with DATABASE_URL=postgres://… they run on a scratch database of that PostgreSQL server).
+// with DATABASE_URL=postgres://… they run on a scratch database of that PostgreSQL server),
+// --only console (sign-in and each console page with 1,000 products and 1,000 cases, bench/console.mjs).
 import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { printConsoleRows, runConsoleBench } from './console.mjs';
 import { runHttpBench } from './http.mjs';
 import { runSbomIngestBench } from './sbom-ingest.mjs';
 import { runSbomScaleBench } from './sbom-scale.mjs';
@@ -34,9 +36,10 @@ if (only?.length === 1 && only[0] === 'webhooks') {
   process.exit(0);
 }
 const sbomOnly = only?.length === 1 && only[0] === 'sbom';
+const consoleOnly = only?.length === 1 && only[0] === 'console';
 const rounds = Number(arg('rounds', 3));
 let http = [];
-if (!sbomOnly) {
+if (!sbomOnly && !consoleOnly) {
   console.log(
     `HTTP: ${connections} connections, ${duration} s per target after a 2 s warm-up, median of ${rounds} interleaved rounds, range beside it`,
   );
@@ -44,12 +47,15 @@ if (!sbomOnly) {
 }
 let sbom = [];
 let sbomScale = [];
-if (!process.argv.includes('--skip-sbom')) {
+if (!process.argv.includes('--skip-sbom') && !consoleOnly) {
   console.log(`SBOM ingest: CycloneDX 1.6, median of ${sbomRuns} uploads per size`);
   sbom = await runSbomIngestBench({ sizes: [10_000, 100_000], runs: sbomRuns });
   console.log('SBOM at scale: each row on a fresh database and server');
   sbomScale = await runSbomScaleBench({ runs: sbomRuns });
 }
+
+let consoleRows = [];
+if (!only || only.includes('console')) consoleRows = await runConsoleBench({ rounds });
 
 const rows = http.map((r) => {
   const goal = GOALS[r.name];
@@ -59,9 +65,10 @@ const rows = http.map((r) => {
 
 const pad = (v, n) => String(v).padEnd(n);
 const span = ([lo, hi]) => (lo === hi ? '' : ` (${lo}–${hi})`);
-console.log(
-  `\n${pad('target', 28)}${pad('req/s median (range)', 24)}${pad('ratio (range)', 20)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('bytes', 10)}${pad('steal %', 9)}${pad('goal', 28)}status codes`,
-);
+if (rows.length)
+  console.log(
+    `\n${pad('target', 28)}${pad('req/s median (range)', 24)}${pad('ratio (range)', 20)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('bytes', 10)}${pad('steal %', 9)}${pad('goal', 28)}status codes`,
+  );
 for (const r of rows) {
   console.log(
     `${pad(r.name, 28)}${pad(r.requests_per_second + span(r.requests_per_second_range), 24)}${pad(r.ratio_to_bare + span(r.ratio_to_bare_range), 20)}` +
@@ -110,6 +117,8 @@ if (sbomScale.length) {
     );
 }
 
+if (consoleRows.length) printConsoleRows(consoleRows);
+
 const results = {
   measured_at: new Date().toISOString(),
   machine: { cpus: cpus().length, cpu_model: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version },
@@ -117,8 +126,9 @@ const results = {
   http: rows,
   sbom_ingest: sbom,
   sbom_scale: sbomScale,
+  console: consoleRows,
 };
 // A run of the SBOM rows alone keeps the full run's file and writes its own, per backend.
-const file = sbomOnly ? `results-sbom-${sbomScale[0]?.backend ?? 'sqlite'}.json` : 'results.json';
+const file = sbomOnly ? `results-sbom-${sbomScale[0]?.backend ?? 'sqlite'}.json` : consoleOnly ? 'results-console.json' : 'results.json';
 writeFileSync(fileURLToPath(new URL(`./${file}`, import.meta.url)), `${JSON.stringify(results, null, 2)}\n`);
 console.log(`\nwrote bench/${file}`);

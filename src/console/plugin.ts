@@ -9,12 +9,14 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError } from '../errors.js';
 import { registerAssets } from './assets.js';
 import type { ConsoleDeps } from './context.js';
+import { registerAccountPages } from './account.page.js';
 import { registerActivityPages } from './activity.page.js';
 import { registerAuthPages } from './auth.page.js';
 import { registerCasePages } from './cases.page.js';
 import { registerKeyPages } from './keys.page.js';
 import { registerMemberPages } from './members.page.js';
 import { registerOrganisationPage } from './organisation.page.js';
+import { registerPortfolioPages } from './portfolio.page.js';
 import { registerProductPages } from './products.page.js';
 import { registerSignalPages } from './signals.page.js';
 import { registerTodayPage } from './today.page.js';
@@ -79,6 +81,7 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
           if (first) return reply.redirect(`/console/o/${encodeURIComponent(first.slug)}/today`, 303);
           return render(request, reply, 'no-org');
         });
+        registerAccountPages(signedIn, deps);
         await signedIn.register(
           async (org) => {
             org.addHook('preHandler', async (request) => {
@@ -90,6 +93,7 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
             registerCasePages(org, deps);
             registerKeyPages(org, deps);
             registerProductPages(org, deps);
+            registerPortfolioPages(org, deps);
             registerActivityPages(org, deps);
             registerMemberPages(org, deps);
             registerOrganisationPage(org, deps);

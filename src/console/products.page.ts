@@ -11,6 +11,7 @@ import { redirect } from './session.js';
 // SBOM upload through the same ingest service as POST /products/{sku}/sbom.
 
 const COMPONENTS_PER_PAGE = 200;
+export const PRODUCTS_PER_PAGE = 100;
 const DATE = { pattern: '^(\\d{4}-\\d{2}-\\d{2})?$', message: 'Give a date as YYYY-MM-DD, or leave it empty.' };
 const ProductForm = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 200, message: 'Give the product a name of 1 to 200 characters.' }),
@@ -53,8 +54,13 @@ export function registerProductPages(org: FastifyInstance, deps: ConsoleDeps): v
   const skuOf = (request: FastifyRequest) => (request.params as { sku: string }).sku;
 
   org.get('/products', async (request, reply) => {
-    const products = await deps.products.listProducts(orgSlug(request));
-    return render(request, reply, 'products', { title: 'Products', section: 'products', products });
+    const all = await deps.products.listProducts(orgSlug(request));
+    // A page of the catalogue: rendering a thousand rows costs more than the 50 ms a page may take.
+    const pages = Math.max(1, Math.ceil(all.length / PRODUCTS_PER_PAGE));
+    const page = Math.min(pages, Math.max(1, Number((request.query as { page?: string }).page) || 1));
+    const products = all.slice((page - 1) * PRODUCTS_PER_PAGE, page * PRODUCTS_PER_PAGE);
+    const first = (page - 1) * PRODUCTS_PER_PAGE + 1;
+    return render(request, reply, 'products', { title: 'Products', section: 'products', products, total: all.length, first, page, pages });
   });
 
   const formPage = (

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { totpCode } from '../../src/console/auth/totp.js';
@@ -7,6 +8,8 @@ import { REPO_ROOT, runCli } from '../helpers/cli.js';
 import { PASSWORD } from '../helpers/console.js';
 import { createEmptyDatabaseUrl } from '../helpers/db.js';
 import { type RunningServer, startServer } from '../helpers/server.js';
+
+const NEW_PASSWORD = 'quiet-harbour-92-thistle';
 
 // The console as people use it, in Debian's Chromium against the real server process: an
 // invitation from cra-admin, password, authenticator enrolment, sign-in, API keys used against
@@ -128,6 +131,62 @@ describe('the console in a real browser', { skip }, () => {
     assert.equal(await page.getByText('Other secret product').count(), 0);
   });
 
+  it('compares two SBOM revisions (in place with htmx) and finds a component across the products', async () => {
+    const { page } = owner;
+    // Revision 2 of DW-1's release: jackson-annotations upgraded, checker-compat-qual dropped, left-pad added.
+    const doc = JSON.parse(readFileSync(`${REPO_ROOT}test/fixtures/sbom/cyclonedx/dropwizard-1.3.15-bom.json`, 'utf8'));
+    doc.serialNumber = 'urn:uuid:3e671687-395b-41f5-a30f-a58921a69b79';
+    doc.components[0] = {
+      ...doc.components[0],
+      version: '2.9.11',
+      purl: 'pkg:maven/com.fasterxml.jackson.core/jackson-annotations@2.9.11?type=jar',
+    };
+    const dropped = doc.components.splice(2, 1)[0];
+    doc.dependencies = doc.dependencies.filter((d: { ref: string }) => d.ref !== dropped['bom-ref']);
+    doc.components.push({ type: 'library', name: 'left-pad', version: '1.3.0', purl: 'pkg:npm/left-pad@1.3.0' });
+    await page.goto(`${server.url}/console/o/acme/products/DW-1`);
+    await page
+      .getByLabel(/SBOM file/)
+      .setInputFiles({ name: 'bom-2.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(doc)) });
+    await page.getByRole('button', { name: 'Upload' }).click();
+    await page.getByText('Stored as revision 2 of release 1.3.15: 167 components').waitFor();
+
+    await page.getByRole('link', { name: 'since revision 1 of release 1.3.15' }).click();
+    await page.getByRole('heading', { name: 'Revision 1 → 2: 1 added, 1 removed, 1 changed in version' }).waitFor();
+    await page.locator('#diff-added').getByRole('cell', { name: 'left-pad', exact: true }).waitFor();
+    await page.locator('#diff-removed').getByRole('cell', { name: 'checker-compat-qual', exact: true }).waitFor();
+    await page
+      .locator('#diff-changed')
+      .getByRole('row', { name: /jackson-annotations 2\.9\.10 2\.9\.11/ })
+      .waitFor();
+    await checkA11y(page, 'sbom diff');
+    await shoot(page, 'sbom-diff');
+    // A mark on the window survives only if the result is swapped in without loading a new page.
+    await page.evaluate(() => Object.assign(window, { stillThisPage: true }));
+    await page.getByLabel('From revision').selectOption('2');
+    await page.getByLabel('To revision').selectOption('1');
+    await page.getByRole('button', { name: 'Compare' }).click();
+    await page.getByRole('heading', { name: 'Revision 2 → 1: 1 added, 1 removed, 1 changed in version' }).waitFor();
+    await page.locator('#diff-added').getByRole('cell', { name: 'checker-compat-qual', exact: true }).waitFor();
+    assert.match(page.url(), /\/diff\?from=2&to=1$/, 'the address follows the choice');
+    assert.equal(await page.evaluate(() => (window as unknown as { stillThisPage?: boolean }).stillThisPage), true, 'updated in place');
+
+    await page.getByRole('link', { name: 'Products' }).click();
+    await page.getByRole('link', { name: 'Find a component' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('jackson-annotations');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('heading', { name: 'jackson-annotations: in 2 revisions of 1 release of 1 product' }).waitFor();
+    assert.deepEqual(await page.locator('#hits tbody tr td:nth-child(5)').allTextContents(), ['2.9.11', '2.9.10']);
+    await checkA11y(page, 'component search');
+    await shoot(page, 'components');
+    await page.getByLabel('Package URL').fill('pkg:npm/left-pad@1.3.0');
+    await page.getByLabel('Name', { exact: true }).fill('');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('heading', { name: 'package URL pkg:npm/left-pad@1.3.0: in 1 revision of 1 release of 1 product' }).waitFor();
+    await page.locator('#hits').getByRole('link', { name: 'revision 2' }).click();
+    await page.getByRole('cell', { name: 'pkg:npm/left-pad@1.3.0' }).waitFor();
+  });
+
   it('verifies the activity registry in place (htmx), lists who did what, and shows the members', async () => {
     const { page } = owner;
     await page.getByRole('link', { name: 'Activity' }).click();
@@ -204,6 +263,63 @@ describe('the console in a real browser', { skip }, () => {
     assert.equal(change.status(), 403);
     assert.match(await change.text(), /does not allow this change/);
     await context.close();
+  });
+
+  it('changes a password: other sessions end; invited to a second organisation, signs in with it and switches between both', async () => {
+    const first = await browser.newContext();
+    const page = await first.newPage();
+    const { secret, codes } = await acceptInvitation(page, 'pia@example.com', 'analyst');
+    await page.getByRole('link', { name: /continue/ }).click();
+    // A second browser, signed in with a recovery code (the enrolment used this step's TOTP code).
+    const second = await browser.newContext();
+    const other = await second.newPage();
+    await other.goto(`${server.url}/console/sign-in`);
+    await other.getByLabel('E-mail').fill('pia@example.com');
+    await other.getByLabel('Password').fill(PASSWORD);
+    await other.getByLabel('Authentication code').fill(codes[0]!.trim());
+    await other.getByRole('button', { name: 'Sign in' }).click();
+    await other.waitForURL('**/console/o/acme/today');
+
+    await page.getByRole('link', { name: 'Your account' }).click();
+    await page.getByRole('heading', { name: 'Change your password' }).waitFor();
+    await checkA11y(page, 'account');
+    await page.getByLabel('Current password').fill(PASSWORD);
+    await page.getByLabel('New password', { exact: true }).fill('password1234');
+    await page.getByLabel('New password again').fill('password1234');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByText('This password is on a list of commonly used passwords; choose another.').waitFor();
+    await checkA11y(page, 'account with an error');
+    await page.getByLabel('Current password').fill(PASSWORD);
+    await page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
+    await page.getByLabel('New password again').fill(NEW_PASSWORD);
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByText('Your password is changed. Every other session of yours has ended; this one goes on.').waitFor();
+    await checkA11y(page, 'account changed');
+    await shoot(page, 'account');
+    await other.reload();
+    await other.waitForURL('**/console/sign-in?next=*');
+
+    // Invited to a second organisation: the link asks for the existing account, not a new password.
+    await cli('org', 'create', 'beta', '--name', 'Beta Labs');
+    const invite = (await cli('user', 'invite', '--org', 'beta', '--email', 'pia@example.com', '--role', 'viewer', '--json')).json();
+    await other.goto(invite.url);
+    await other.getByText('This e-mail already has an account: no new password or authenticator is needed.').waitFor();
+    await checkA11y(other, 'invitation for an existing account');
+    await other.getByRole('link', { name: 'Sign in as pia@example.com' }).click();
+    await other.getByLabel('E-mail').fill('pia@example.com');
+    await other.getByLabel('Password').fill(NEW_PASSWORD);
+    await other.getByLabel('Authentication code').fill(totpCode(secret, new Date(Date.now() + 30_000)));
+    await other.getByRole('button', { name: 'Sign in' }).click();
+    await other.getByRole('button', { name: 'Accept the invitation' }).click();
+    await other.waitForURL('**/console/o/beta/today');
+    const switcher = other.getByRole('navigation', { name: 'Organisations' });
+    await switcher.getByRole('link', { name: 'Acme Devices GmbH' }).click();
+    await other.waitForURL('**/console/o/acme/today');
+    await other.getByText('pia@example.com · analyst of Acme Devices GmbH').waitFor();
+    await checkA11y(other, 'today with the organisation switcher');
+    await shoot(other, 'organisation-switcher');
+    await first.close();
+    await second.close();
   });
 
   it('ends a session left idle (a second instance on the same database, idle limit 3 s); a recovery code signs in', async () => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { PRODUCTS_PER_PAGE } from '../../src/console/products.page.js';
 import { listRegistry } from '../../src/registry/registry.service.js';
 import { useHarness } from '../helpers/app.js';
 import { signedInAgent } from '../helpers/console.js';
@@ -126,6 +127,28 @@ describe('console products', () => {
     const entries = [];
     for await (const e of listRegistry(h.database, org.id)) entries.push(e);
     assert.equal(entries.find((e) => e.action === 'sbom.ingested')?.actor, 'user:ana@example.com');
+  });
+
+  it(`lists the catalogue ${PRODUCTS_PER_PAGE} products to a page`, async () => {
+    const h = harness();
+    await h.orgs.createOrg({ slug: 'many-org' });
+    const total = PRODUCTS_PER_PAGE + 30;
+    for (let i = 0; i < total; i++) await h.products.addProduct('many-org', `P-${String(i).padStart(4, '0')}`, { name: `Product ${i}` });
+    const { agent } = await signedInAgent(h, 'many-org', 'lee@example.com', 'viewer');
+    const skus = (body: string) => [...body.matchAll(/>(P-\d{4})<\/a>/g)].map((m) => m[1]);
+    const first = await agent.get('/console/o/many-org/products');
+    const firstSkus = skus(first.body);
+    assert.equal(firstSkus.length, PRODUCTS_PER_PAGE);
+    assert.match(first.body, new RegExp(`${total} products of many-org, archived included; 1–${PRODUCTS_PER_PAGE} on page 1 of 2`));
+    assert.match(first.body, /href="\/console\/o\/many-org\/products\?page=2">Next page/);
+    assert.doesNotMatch(first.body, /Previous page/);
+    const second = await agent.get('/console/o/many-org/products?page=2');
+    const secondSkus = skus(second.body);
+    assert.equal(secondSkus.length, 30);
+    assert.match(second.body, /href="\/console\/o\/many-org\/products\?page=1">Previous page/);
+    assert.equal(new Set([...firstSkus, ...secondSkus]).size, total, 'every product on exactly one page');
+    assert.deepEqual(skus((await agent.get('/console/o/many-org/products?page=99')).body), secondSkus, 'past the end: the last page');
+    assert.deepEqual(skus((await agent.get('/console/o/many-org/products?page=x')).body), firstSkus);
   });
 
   it("another organisation's product answers 404 whatever the URL; a viewer cannot upload or edit", async () => {

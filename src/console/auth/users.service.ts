@@ -314,10 +314,25 @@ export function createUserService(
       await usersRepo.deleteSession(db, digest(token));
     },
 
+    /**
+     * Checks the current password, then stores the new one and ends every other session of the
+     * user. A wrong current password counts as a failed sign-in of the account (the same limit),
+     * so a stolen session cannot be used to guess the password.
+     */
     async changePassword(user: UserRow, sessionDigest: string, current: string, next: string): Promise<void> {
-      if (!(await verifyPassword(user.password_hash, current)))
+      const bucket = `account:${user.email}`;
+      const refused = await throttled([[bucket, THROTTLE.perAccount, 'for this account']]);
+      if (refused) throw new AppError('validation_failed', refused, [{ path: 'current', message: refused }]);
+      if (!(await verifyPassword(user.password_hash, current))) {
+        const now = clock();
+        await usersRepo.recordFailure(db, [bucket], iso(now), iso(new Date(now.getTime() - THROTTLE.windowMs)));
         throw new AppError('validation_failed', 'The current password is not right.', [
           { path: 'current', message: 'The current password is not right.' },
+        ]);
+      }
+      if (next === current)
+        throw new AppError('validation_failed', 'The new password is the current one; choose another.', [
+          { path: 'password', message: 'The new password is the current one; choose another.' },
         ]);
       const problem = passwordProblem(next);
       if (problem) throw new AppError('validation_failed', problem, [{ path: 'password', message: problem }]);

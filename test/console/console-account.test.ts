@@ -1,0 +1,213 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { totpCode } from '../../src/console/auth/totp.js';
+import { THROTTLE } from '../../src/console/auth/users.service.js';
+import { listRegistry } from '../../src/registry/registry.service.js';
+import { useHarness } from '../helpers/app.js';
+import { ConsoleAgent, PASSWORD, signedInAgent } from '../helpers/console.js';
+
+// The person's own account (password change) and an invitation accepted by someone who
+// already has an account, over HTTP as a browser without JavaScript.
+
+const NEW_PASSWORD = 'quiet-harbour-92-thistle';
+
+describe('console account', () => {
+  const harness = useHarness();
+
+  /** Signs `email` in on a fresh agent with password and the next unused TOTP step. */
+  async function signIn(h: ReturnType<typeof harness>, email: string, password: string, secret: string) {
+    const agent = new ConsoleAgent(h.app);
+    await agent.get('/console/sign-in');
+    h.clock.advance(30_000);
+    const r = await agent.post('/console/sign-in', { email, password, code: totpCode(secret, h.clock.now()) });
+    return { agent, response: r };
+  }
+
+  it('changes the password: current checked, new one checked, twice; every other session ends; the new one signs in', async () => {
+    const h = harness();
+    const org = await h.orgs.createOrg({ slug: 'acct-org' });
+    const { agent, secret } = await signedInAgent(h, 'acct-org', 'pia@example.com', 'analyst');
+    const { agent: laptop } = await signIn(h, 'pia@example.com', PASSWORD, secret);
+    assert.equal((await laptop.get('/console/o/acct-org/today')).statusCode, 200);
+
+    const page = await agent.get('/console/account');
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /<h1>Your account<\/h1>/);
+    assert.match(page.body, /acct-org<\/a> \(analyst\)/);
+    assert.match((await agent.get('/console/o/acct-org/today')).body, /href="\/console\/account">Your account/, 'linked from every page');
+
+    const cases: Array<[Record<string, string>, RegExp]> = [
+      [{ current: '', password: NEW_PASSWORD, confirm: NEW_PASSWORD }, /id="current-error">Enter your current password\./],
+      [
+        { current: PASSWORD, password: NEW_PASSWORD, confirm: 'something-else-entirely' },
+        /id="confirm-error">The two new passwords differ\./,
+      ],
+      [{ current: PASSWORD, password: 'short-pw', confirm: 'short-pw' }, /id="password-error">Use at least 12 characters\./],
+      [
+        { current: PASSWORD, password: 'password1234', confirm: 'password1234' },
+        /id="password-error">This password is on a list of commonly used passwords; choose another\./,
+      ],
+      [
+        { current: PASSWORD, password: PASSWORD, confirm: PASSWORD },
+        /id="password-error">The new password is the current one; choose another\./,
+      ],
+      [
+        { current: 'not-my-password-at-all', password: NEW_PASSWORD, confirm: NEW_PASSWORD },
+        /id="current-error">The current password is not right\./,
+      ],
+    ];
+    for (const [form, error] of cases) {
+      const r = await agent.post('/console/account/password', form);
+      assert.equal(r.statusCode, 400, JSON.stringify(form));
+      assert.match(r.body, error);
+      assert.match(r.body, /aria-invalid="true"/);
+    }
+    assert.equal((await laptop.get('/console/o/acct-org/today')).statusCode, 200, 'a refused change ends nothing');
+    const forged = await agent.post(
+      '/console/account/password',
+      { current: PASSWORD, password: NEW_PASSWORD, confirm: NEW_PASSWORD },
+      { csrf: false },
+    );
+    assert.equal(forged.statusCode, 403, 'CSRF token required');
+
+    await agent.get('/console/account');
+    const changed = await agent.post('/console/account/password', { current: PASSWORD, password: NEW_PASSWORD, confirm: NEW_PASSWORD });
+    assert.equal(changed.statusCode, 303);
+    assert.equal(changed.headers.location, '/console/account?changed=1');
+    assert.match((await agent.get('/console/account?changed=1')).body, /Your password is changed\. Every other session of yours has ended/);
+    assert.equal((await agent.get('/console/o/acct-org/today')).statusCode, 200, 'this session goes on');
+    const ended = await laptop.get('/console/o/acct-org/today');
+    assert.equal(ended.statusCode, 303, 'the other session has ended');
+    assert.match(String(ended.headers.location), /^\/console\/sign-in/);
+
+    assert.equal((await signIn(h, 'pia@example.com', PASSWORD, secret)).response.statusCode, 401, 'the old password no longer works');
+    const again = await signIn(h, 'pia@example.com', NEW_PASSWORD, secret);
+    assert.equal(again.response.statusCode, 303);
+
+    for await (const e of listRegistry(h.database, org.id)) {
+      assert.ok(!e.details.includes(NEW_PASSWORD) && !e.details.includes(PASSWORD), 'no password in the registry');
+      assert.doesNotMatch(e.action, /password/, 'account changes are not registry entries (as disable and reset-2fa)');
+    }
+  });
+
+  it('a wrong current password counts against the account like a failed sign-in; past the limit nothing is checked', async () => {
+    const h = harness();
+    await h.orgs.createOrg({ slug: 'acct-guess' });
+    const { agent, secret } = await signedInAgent(h, 'acct-guess', 'gus@example.com', 'viewer');
+    await agent.get('/console/account');
+    for (let i = 0; i < THROTTLE.perAccount; i++) {
+      const r = await agent.post('/console/account/password', {
+        current: `guess-number-${i}`,
+        password: NEW_PASSWORD,
+        confirm: NEW_PASSWORD,
+      });
+      assert.match(r.body, /The current password is not right\./);
+    }
+    const refused = await agent.post('/console/account/password', { current: PASSWORD, password: NEW_PASSWORD, confirm: NEW_PASSWORD });
+    assert.equal(refused.statusCode, 429);
+    assert.match(refused.body, /id="current-error">Too many failed sign-ins for this account\. Try again in 15 minutes\./);
+    assert.equal((await signIn(h, 'gus@example.com', PASSWORD, secret)).response.statusCode, 429, 'sign-in shares the limit');
+    h.clock.advance(THROTTLE.windowMs);
+    await agent.get('/console/account');
+    const later = await agent.post('/console/account/password', { current: PASSWORD, password: NEW_PASSWORD, confirm: NEW_PASSWORD });
+    assert.equal(later.statusCode, 303);
+  });
+
+  it('anonymous: the account page asks to sign in; the POST without a session changes nothing', async () => {
+    const h = harness();
+    const anonymous = new ConsoleAgent(h.app);
+    const page = await anonymous.get('/console/account');
+    assert.equal(page.statusCode, 303);
+    assert.equal(page.headers.location, '/console/sign-in?next=%2Fconsole%2Faccount');
+    await anonymous.get('/console/sign-in');
+    const post = await anonymous.post('/console/account/password', { current: PASSWORD, password: NEW_PASSWORD, confirm: NEW_PASSWORD });
+    assert.equal(post.statusCode, 303);
+    assert.match(String(post.headers.location), /^\/console\/sign-in/);
+  });
+
+  it('an existing user invited to a second organisation signs in with the password and code they have, accepts, and reaches both', async () => {
+    const h = harness();
+    const first = await h.orgs.createOrg({ slug: 'org-a', name: 'Alpha Ltd' });
+    const second = await h.orgs.createOrg({ slug: 'org-b', name: 'Beta GmbH' });
+    const { secret } = await signedInAgent(h, 'org-a', 'max@example.com', 'analyst');
+    const userBefore = (await h.users.listUsers()).find((u) => u.email === 'max@example.com')!;
+    const invitation = await h.users.invite({ org: 'org-b', email: 'MAX@example.com', role: 'viewer', actor: 'user:owner@org-b.example' });
+    const link = `/console/invite/${invitation.token}`;
+
+    const browser = new ConsoleAgent(h.app);
+    const landing = await browser.get(link);
+    assert.equal(landing.statusCode, 200);
+    assert.match(landing.body, /This e-mail already has an account: no new password or authenticator is needed\./);
+    assert.doesNotMatch(landing.body, /Set password|type="password"/, 'no password to choose again');
+    const signInLink = /href="(\/console\/sign-in\?next=[^"]+)"/.exec(landing.body)![1]!;
+    assert.equal(signInLink, `/console/sign-in?next=${encodeURIComponent(link)}`);
+    const form = await browser.get(signInLink);
+    const acceptAnonymously = await browser.post(link, {});
+    assert.equal(
+      acceptAnonymously.headers.location,
+      `/console/sign-in?next=${encodeURIComponent(link)}`,
+      'no acceptance without signing in',
+    );
+    const next = /name="next" value="([^"]+)"/.exec(form.body)![1]!;
+    assert.equal(next, link);
+    h.clock.advance(30_000);
+    const signedIn = await browser.post('/console/sign-in', {
+      email: 'max@example.com',
+      password: PASSWORD,
+      code: totpCode(secret, h.clock.now()),
+      next,
+    });
+    assert.equal(signedIn.statusCode, 303);
+    assert.equal(signedIn.headers.location, link, 'back to the invitation, not to enrolment');
+
+    const accept = await browser.get(link);
+    assert.match(accept.body, /Accept the invitation/);
+    const accepted = await browser.post(link, {});
+    assert.equal(accepted.statusCode, 303);
+    assert.equal(accepted.headers.location, '/console/o/org-b/today');
+    assert.equal((await browser.get(link)).statusCode, 404, 'the link is used up');
+
+    const b = await browser.get('/console/o/org-b/today');
+    assert.equal(b.statusCode, 200);
+    assert.match(b.body, /viewer of Beta GmbH/);
+    const a = await browser.get('/console/o/org-a/today');
+    assert.equal(a.statusCode, 200);
+    assert.match(a.body, /analyst of Alpha Ltd/);
+    // The organisation switcher: both, the current one marked.
+    assert.match(a.body, /<nav aria-label="Organisations"/);
+    assert.match(a.body, /href="\/console\/o\/org-a\/today" aria-current="true">Alpha Ltd/);
+    assert.match(a.body, /href="\/console\/o\/org-b\/today">Beta GmbH/);
+
+    const userAfter = (await h.users.listUsers()).find((u) => u.email === 'max@example.com')!;
+    assert.equal(userAfter.created_at, userBefore.created_at, 'the same account');
+    assert.ok(userAfter.totp_enrolled);
+    assert.deepEqual(userAfter.memberships.map((m) => `${m.org} ${m.role}`).sort(), ['org-a analyst', 'org-b viewer']);
+    const joined = [];
+    for await (const e of listRegistry(h.database, second.id)) joined.push(`${e.actor} ${e.action} ${e.subject}`);
+    assert.deepEqual(joined.slice(-2), [
+      'user:owner@org-b.example user.invited max@example.com',
+      'user:max@example.com user.joined max@example.com',
+    ]);
+    const firstOrg = [];
+    for await (const e of listRegistry(h.database, first.id)) firstOrg.push(e.action);
+    assert.equal(firstOrg.filter((a) => a === 'user.joined').length, 1, 'nothing new in the first organisation');
+  });
+
+  it('an invitation opened while signed in as someone else says so and cannot be accepted by them', async () => {
+    const h = harness();
+    await h.orgs.createOrg({ slug: 'org-c' });
+    await h.orgs.createOrg({ slug: 'org-d' });
+    const { agent: zoe } = await signedInAgent(h, 'org-c', 'zoe@example.com', 'owner');
+    await signedInAgent(h, 'org-c', 'yan@example.com', 'viewer');
+    const invitation = await h.users.invite({ org: 'org-d', email: 'yan@example.com', role: 'analyst', actor: 'cli' });
+    const link = `/console/invite/${invitation.token}`;
+    const page = await zoe.get(link);
+    assert.match(page.body, /You are signed in as zoe@example\.com, but this invitation is for yan@example\.com\. Sign out/);
+    assert.doesNotMatch(page.body, /Accept the invitation/);
+    const forced = await zoe.post(link, {});
+    assert.equal(forced.statusCode, 403);
+    assert.match(forced.body, /This invitation is for yan@example\.com; you are signed in as zoe@example\.com\./);
+    assert.equal((await zoe.get('/console/o/org-d/today')).statusCode, 404);
+    assert.equal((await h.users.invitation(invitation.token)).email, 'yan@example.com', 'still open for the right person');
+  });
+});
