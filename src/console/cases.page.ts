@@ -4,6 +4,7 @@ import { AppError } from '../errors.js';
 import { recentRegistry } from '../registry/registry.service.js';
 import { actorOf, type ConsoleDeps } from './context.js';
 import { clock, laterStageClocks } from './format.js';
+import { pageOf } from './paging.js';
 import { type FieldErrors, parseForm, parseUtcInput, serviceErrors, UTC_INPUT } from './forms.js';
 import { orgSlug, render, requirePermission } from './render.js';
 import { redirect } from './session.js';
@@ -78,12 +79,13 @@ export async function renderCase(
 export function registerCasePages(org: FastifyInstance, deps: ConsoleDeps): void {
   org.get('/cases', async (request, reply) => {
     const now = deps.clock();
-    const cases = (await deps.cases.listCases(orgSlug(request))).reverse().map((c) => ({
+    const { rows, ...paging } = pageOf(request, (await deps.cases.listCases(orgSlug(request))).reverse());
+    const cases = rows.map((c) => ({
       ...c,
       earlyWarning: c.notifiable && !c.early_warning_sent_at && c.status === 'open' ? clock(c.early_warning_deadline, now) : null,
       later: c.status === 'open' ? laterStageClocks(c.stages, now) : { clocks: [], waitingForFix: false },
     }));
-    return render(request, reply, 'cases', { title: 'Cases', section: 'cases', cases });
+    return render(request, reply, 'cases', { title: 'Cases', section: 'cases', cases, ...paging });
   });
 
   const casePage = (request: FastifyRequest, reply: FastifyReply, extra: CaseExtra = {}, status = 200) =>

@@ -4,6 +4,7 @@ import { AppError } from '../errors.js';
 import { parseTimestamp } from '../shared/time.js';
 import { actorOf, type ConsoleDeps } from './context.js';
 import { type FieldErrors, parseForm, serviceErrors } from './forms.js';
+import { pageOf, ROWS_PER_PAGE } from './paging.js';
 import { orgSlug, render, requirePermission } from './render.js';
 import { redirect } from './session.js';
 
@@ -11,7 +12,7 @@ import { redirect } from './session.js';
 // SBOM upload through the same ingest service as POST /products/{sku}/sbom.
 
 const COMPONENTS_PER_PAGE = 200;
-export const PRODUCTS_PER_PAGE = 100;
+export const PRODUCTS_PER_PAGE = ROWS_PER_PAGE;
 const DATE = { pattern: '^(\\d{4}-\\d{2}-\\d{2})?$', message: 'Give a date as YYYY-MM-DD, or leave it empty.' };
 const ProductForm = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 200, message: 'Give the product a name of 1 to 200 characters.' }),
@@ -54,13 +55,8 @@ export function registerProductPages(org: FastifyInstance, deps: ConsoleDeps): v
   const skuOf = (request: FastifyRequest) => (request.params as { sku: string }).sku;
 
   org.get('/products', async (request, reply) => {
-    const all = await deps.products.listProducts(orgSlug(request));
-    // A page of the catalogue: rendering a thousand rows costs more than the 50 ms a page may take.
-    const pages = Math.max(1, Math.ceil(all.length / PRODUCTS_PER_PAGE));
-    const page = Math.min(pages, Math.max(1, Number((request.query as { page?: string }).page) || 1));
-    const products = all.slice((page - 1) * PRODUCTS_PER_PAGE, page * PRODUCTS_PER_PAGE);
-    const first = (page - 1) * PRODUCTS_PER_PAGE + 1;
-    return render(request, reply, 'products', { title: 'Products', section: 'products', products, total: all.length, first, page, pages });
+    const { rows: products, ...paging } = pageOf(request, await deps.products.listProducts(orgSlug(request)), PRODUCTS_PER_PAGE);
+    return render(request, reply, 'products', { title: 'Products', section: 'products', products, ...paging });
   });
 
   const formPage = (

@@ -6,6 +6,9 @@ import { orgSlug, render } from './render.js';
 // Today: what needs doing now. The clocks section re-renders in place every 30 s (htmx) and is
 // a plain part of the page without JavaScript.
 
+/** Open cases shown on Today, the most urgent first. */
+export const TODAY_CASES = 25;
+
 export function registerTodayPage(org: FastifyInstance, deps: ConsoleDeps): void {
   async function clocks(request: FastifyRequest) {
     const cases = (await deps.cases.listCases(orgSlug(request))).filter((c) => c.status === 'open');
@@ -18,7 +21,16 @@ export function registerTodayPage(org: FastifyInstance, deps: ConsoleDeps): void
         c.notifiable && !c.notification_sent_at ? { due: c.full_notification_deadline, ...clock(c.full_notification_deadline, now) } : null,
       later: laterStageClocks(c.stages, now),
     }));
-    return { cases: rows, now: now.toISOString() };
+    // The most urgent first: the earliest time still to meet (overdue ones lead); cases with no
+    // running clock last. Only the first TODAY_CASES: the Cases page lists them all.
+    const next = (row: (typeof rows)[number]) =>
+      Math.min(...[row.earlyWarning, row.notification, ...row.later.clocks].map((d) => (d ? Date.parse(d.due) : Number.POSITIVE_INFINITY)));
+    const urgent = rows
+      .map((row) => ({ row, next: next(row) }))
+      .sort((a, b) => a.next - b.next || a.row.incident_number - b.row.incident_number)
+      .slice(0, TODAY_CASES)
+      .map(({ row }) => row);
+    return { cases: urgent, more: rows.length - urgent.length, now: now.toISOString() };
   }
 
   org.get('/today', async (request, reply) => {

@@ -3,6 +3,8 @@ import { describe, it } from 'node:test';
 import { useHarness } from '../helpers/app.js';
 import { signedInAgent } from '../helpers/console.js';
 import { postIncident } from '../helpers/incidents.js';
+import { TODAY_CASES } from '../../src/console/today.page.js';
+import { ROWS_PER_PAGE } from '../../src/console/paging.js';
 
 describe('console signals, cases and Today', () => {
   const harness = useHarness();
@@ -117,5 +119,35 @@ describe('console signals, cases and Today', () => {
       assert.equal(r.statusCode, 404, url);
       assert.doesNotMatch(r.body, /Their secret/);
     }
+  });
+
+  it(`Today shows the ${TODAY_CASES} most urgent open cases and says how many more; the case list pages by ${ROWS_PER_PAGE}`, async () => {
+    const h = harness();
+    const tenant = await h.tenant('busy-org', ['incidents:write']);
+    const count = ROWS_PER_PAGE + 5;
+    // Through the intake service: more reports than the API's rate limit lets one key send.
+    for (let i = 1; i <= count; i++) await h.incidents.receiveSignal({ orgId: tenant.orgId, source: 'api:test' }, { description: `Report ${i}` });
+    // Aware earlier the higher the number: the last case opened is the most urgent.
+    const start = h.clock.now().getTime();
+    for (let i = 1; i <= count; i++) {
+      await h.cases.openCase('busy-org', { signalNumber: i, notifiable: true, awareAt: new Date(start - i * 60_000) });
+    }
+    const { agent } = await signedInAgent(h, 'busy-org', 'busy@example.com', 'viewer');
+    const shown = (body: string) => [...body.matchAll(/<a href="\/console\/o\/busy-org\/cases\/(\d+)">#/g)].map((m) => Number(m[1]));
+
+    const today = (await agent.get('/console/o/busy-org/today')).body;
+    const urgent = Array.from({ length: TODAY_CASES }, (_, i) => count - i);
+    assert.deepEqual(shown(today), urgent, 'the earliest due times first');
+    assert.match(today, new RegExp(`and <a href="/console/o/busy-org/cases">${count - TODAY_CASES} more open cases</a>`));
+    assert.deepEqual(shown((await agent.get('/console/o/busy-org/today/clocks')).body), urgent, 'the htmx refresh shows the same');
+
+    const first = (await agent.get('/console/o/busy-org/cases')).body;
+    assert.equal(shown(first).length, ROWS_PER_PAGE);
+    assert.match(first, new RegExp(`${count} cases of [^,]+, newest first; 1–${ROWS_PER_PAGE} on page 1 of 2`));
+    assert.match(first, /href="\/console\/o\/busy-org\/cases\?page=2">Next page/);
+    const second = (await agent.get('/console/o/busy-org/cases?page=2')).body;
+    assert.deepEqual(shown(second), [5, 4, 3, 2, 1]);
+    assert.match(second, /href="\/console\/o\/busy-org\/cases\?page=1">Previous page/);
+    assert.deepEqual(shown((await agent.get('/console/o/busy-org/cases?page=9')).body), [5, 4, 3, 2, 1], 'past the end: the last page');
   });
 });
