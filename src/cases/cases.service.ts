@@ -219,13 +219,9 @@ export function createCaseService(
         rows.map((r) => r.id),
       );
       const now = clock();
-      return rows.map((r) =>
-        toCaseView(
-          r,
-          reports.filter((p) => p.case_id === r.id),
-          now,
-        ),
-      );
+      const byCase = new Map<string, typeof reports>();
+      for (const report of reports) byCase.set(report.case_id, [...(byCase.get(report.case_id) ?? []), report]);
+      return rows.map((r) => toCaseView(r, byCase.get(r.id) ?? [], now));
     },
 
     /** One case by its incident number; another organisation's number is not found. */

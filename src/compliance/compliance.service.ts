@@ -33,7 +33,10 @@ export function createComplianceService(database: Database, orgs: OrgService, cl
     /** The score with its rule-by-rule breakdown, for `cra-admin score explain`. */
     async explainScore(orgSlug: string): Promise<{ score: ComplianceScore; breakdown: ScoreBreakdown }> {
       const org = await orgs.requireOrg(orgSlug);
-      return computeScore({ ...(await load(org.id)), now: clock() });
+      // The organisation row was just read, so its registry sequence number is current: the same
+      // cache as the API's, which the console's Today page reads on every visit and refresh.
+      const data = await inputs.get(org.id, Number(org.registry_seq), () => load(org.id));
+      return computeScore({ ...data, now: clock() });
     },
   };
 }

@@ -138,7 +138,12 @@ describe('scenario: signals → cases → late early warning → missed deadline
   });
 
   it('closing the late case lifts its missed deadline from the score, but not its slow mttn', async () => {
+    // The console's Today reads the score through explainScore, whose inputs this process caches.
+    const seenBefore = await h.compliance.explainScore('acme');
     await cli('case', 'close', '--org', 'acme', '--number', '1');
+    const seenAfter = await h.compliance.explainScore('acme');
+    assert.equal(seenAfter.score.cra_health_score, 50, 'a close by another process is seen at once');
+    assert.ok(seenBefore.score.cra_health_score < 50);
     const score = (await h.request({ method: 'GET', url: SCORE_URL, key: acme.key })).json();
     assert.equal(score.cra_health_score, 50, '100 − 9.9 − 20 − 10 − 10 = 50.1');
     assert.equal(score.open_incidents, 2);
