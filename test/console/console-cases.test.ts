@@ -126,7 +126,8 @@ describe('console signals, cases and Today', () => {
     const tenant = await h.tenant('busy-org', ['incidents:write']);
     const count = ROWS_PER_PAGE + 5;
     // Through the intake service: more reports than the API's rate limit lets one key send.
-    for (let i = 1; i <= count; i++) await h.incidents.receiveSignal({ orgId: tenant.orgId, source: 'api:test' }, { description: `Report ${i}` });
+    for (let i = 1; i <= count; i++)
+      await h.incidents.receiveSignal({ orgId: tenant.orgId, source: 'api:test' }, { description: `Report ${i}` });
     // Aware earlier the higher the number: the last case opened is the most urgent.
     const start = h.clock.now().getTime();
     for (let i = 1; i <= count; i++) {
