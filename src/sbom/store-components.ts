@@ -1,7 +1,7 @@
 import type { Database } from '../db/index.js';
 import { isUniqueViolation } from '../db/index.js';
 import { componentFields, KEY_LENGTH } from './component-rows.js';
-import { componentsRepo, LOOKUP_CHUNK } from './components.repo.js';
+import { ARRAY_LOOKUP_CHUNK, componentsRepo, LOOKUP_CHUNK } from './components.repo.js';
 import type { SbomReading } from './read-sbom.js';
 
 /** New components per transaction: ~10 ms of SQLite work, so the event loop is never held longer. */
@@ -21,8 +21,9 @@ export async function storeComponents(database: Database, orgId: string, reading
   for (let i = 0; i < reading.count; i++) keys[i] = reading.keys.slice(i * KEY_LENGTH, (i + 1) * KEY_LENGTH);
   const distinct = [...new Set(keys)];
   const ids = new Map<string, number>();
-  for (let i = 0; i < distinct.length; i += LOOKUP_CHUNK) {
-    await componentsRepo.findIds(database.db, orgId, distinct.slice(i, i + LOOKUP_CHUNK), ids);
+  const chunk = database.dialect === 'postgres' ? ARRAY_LOOKUP_CHUNK : LOOKUP_CHUNK;
+  for (let i = 0; i < distinct.length; i += chunk) {
+    await componentsRepo.findIds(database.db, orgId, distinct.slice(i, i + chunk), ids, database.dialect);
     await turn();
   }
   const firstIndex = new Map<string, number>();
@@ -54,6 +55,8 @@ async function insertSlice(
           trx,
           orgId,
           slice.map(([key]) => key),
+          undefined,
+          database.dialect,
         );
         const rows = slice
           .filter(([key]) => !found.has(key))
@@ -67,6 +70,7 @@ async function insertSlice(
           orgId,
           rows.map((r) => r.key),
           found,
+          database.dialect,
         );
         for (const [key, id] of found) ids.set(key, id);
       });
