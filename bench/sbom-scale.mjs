@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
-import { benchComponents, benchDocument, benchDatabase, peakRssMiB, prepare, ROOT, startServer } from './sbom-ingest.mjs';
+import { benchComponents, benchDocument, benchDatabase, peakRssMiB, postSbom, prepare, ROOT, startServer } from './sbom-ingest.mjs';
 
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -23,13 +23,8 @@ const percentile = (values, p) => {
 const round1 = (v) => Math.round(v * 10) / 10;
 
 async function upload(url, key, body) {
-  const res = await fetch(`${url}/api/v1/external/products/BENCH-1/sbom`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-cra-api-key': key },
-    body,
-  });
-  const text = await res.text();
-  return { status: res.status, body: text, retryAfter: Number(res.headers.get('retry-after') ?? 0) };
+  const res = await postSbom(url, key, Buffer.isBuffer(body) ? body : Buffer.from(body));
+  return { status: res.status, body: res.text, retryAfter: Number(res.headers['retry-after'] ?? 0) };
 }
 
 /** GET products in a loop (another process, 4 connections) while `during` runs; every latency in ms. */

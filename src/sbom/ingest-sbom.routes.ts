@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { bodyChunksParser } from '../http/body-chunks.js';
 import { bodyCheckedByHandler } from '../http/body-checked-by-handler.js';
 import { apiSecurity, authErrors, bodyErrors, errorResponse, success } from '../http/openapi-responses.js';
 import { CYCLONEDX_VERSIONS } from './cyclonedx-validator.js';
@@ -49,7 +50,8 @@ export function ingestSbomRoute(app: FastifyInstance, deps: { sbom: SbomIngestSe
   // The document's digest covers its exact bytes, so this operation reads a Buffer and the
   // service parses it once; other routes keep Fastify's JSON parser.
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser(SBOM_MEDIA_TYPES, { parseAs: 'buffer', bodyLimit: deps.maxBytes }, (_request, body, done) => done(null, body));
+  // The body goes on as the chunks it arrived in: the worker that reads it joins them.
+  app.addContentTypeParser(SBOM_MEDIA_TYPES, { bodyLimit: deps.maxBytes }, bodyChunksParser(deps.maxBytes));
 
   warmUpValidators(app);
   app.addHook('onClose', closeSbomReader);
@@ -134,7 +136,7 @@ export function ingestSbomRoute(app: FastifyInstance, deps: { sbom: SbomIngestSe
       const result = await deps.sbom.ingestSbom({
         orgId: principal.orgId,
         sku: request.params.sku,
-        bytes: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
+        bytes: Array.isArray(request.body) ? (request.body as Buffer[]) : [],
         actor: `api:${principal.keyName}`,
       });
       return reply.code(result.created ? 201 : 200).send(result.sbom);

@@ -1,5 +1,5 @@
 import { AppError, type ErrorDetail } from '../errors.js';
-import { componentKey, componentText } from './component-rows.js';
+import { componentKey, componentText, KEY_LENGTH } from './component-rows.js';
 import { validateCycloneDx } from './cyclonedx-validator.js';
 import { detectFormat, type DetectedFormat } from './detect-format.js';
 import { checkDocumentLimits } from './document-limits.js';
@@ -27,38 +27,69 @@ export function readSbomDocument(document: unknown, mayHoldNul = true): { detect
 }
 
 /**
- * A read document in compact columns, cheap to hand from a worker to the event loop: one
- * string of every component's text (component-rows.ts) with the offsets where each starts,
- * and one string of their keys (KEY_LENGTH characters each), in document order.
+ * A read document in compact columns of bytes, which a worker hands to the event loop without a
+ * copy (and the event loop never has to build a string per component it already stores):
+ * - `texts`: every component's text (component-rows.ts) in UTF-8, one after another; the i-th
+ *   runs from byte `offsets[i]` to `offsets[i + 1]`;
+ * - `keys`: their keys in ASCII, separated by commas, so the i-th starts at byte i × KEY_STRIDE
+ *   and any run of them is a comma-separated list as it stands.
+ * Both in document order.
  */
 export interface SbomReading {
   detected: DetectedFormat;
   releaseVersion: string | null;
   count: number;
-  texts: string;
-  /** count + 1 offsets into `texts`. */
+  texts: Uint8Array;
+  /** count + 1 byte offsets into `texts`. */
   offsets: Uint32Array;
-  keys: string;
+  keys: Uint8Array;
 }
 
-/** The document's bytes → its reading, or an AppError (invalid_json, unsupported_sbom_format, invalid_sbom). */
-export function readSbomBytes(bytes: Uint8Array): SbomReading {
-  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+/** Bytes from one key's start to the next's in `SbomReading.keys` (the key and a comma). */
+export const KEY_STRIDE = KEY_LENGTH + 1;
+
+/** The i-th component's text. */
+export function textAt(reading: SbomReading, i: number): string {
+  return Buffer.from(reading.texts.buffer, reading.texts.byteOffset, reading.texts.byteLength).toString(
+    'utf8',
+    reading.offsets[i],
+    reading.offsets[i + 1],
+  );
+}
+
+/** The keys of components `from` to `to` (exclusive) as a comma-separated list; the one key when `to` is from + 1. */
+export function keysBetween(reading: SbomReading, from: number, to: number): string {
+  return Buffer.from(reading.keys.buffer, reading.keys.byteOffset, reading.keys.byteLength).toString(
+    'latin1',
+    from * KEY_STRIDE,
+    to * KEY_STRIDE - 1,
+  );
+}
+
+/** The document's bytes (in one buffer or in the chunks they arrived in) → its reading, or an AppError (invalid_json, unsupported_sbom_format, invalid_sbom). */
+export function readSbomBytes(bytes: Uint8Array | readonly Uint8Array[]): SbomReading {
+  const buffer = Array.isArray(bytes)
+    ? Buffer.concat(bytes as readonly Uint8Array[])
+    : Buffer.from((bytes as Uint8Array).buffer, (bytes as Uint8Array).byteOffset, (bytes as Uint8Array).byteLength);
   // JSON holds a NUL only as the escape \u0000: without one, no string needs checking for it.
   const mayHoldNul = buffer.includes('\\u0000');
   const { detected, normalised } = readSbomDocument(parseDocument(buffer), mayHoldNul);
   const count = normalised.components.length;
   const parts: string[] = new Array(count);
-  const keys: string[] = new Array(count);
+  // Each column in an ArrayBuffer of its own, so it can move to another thread.
+  const keys = new Uint8Array(Math.max(0, count * KEY_STRIDE - 1)).fill(0x2c); // ','
+  const keyBytes = Buffer.from(keys.buffer);
   const offsets = new Uint32Array(count + 1);
   let at = 0;
   for (let i = 0; i < count; i++) {
     const text = componentText(normalised.components[i]!);
     parts[i] = text;
-    keys[i] = componentKey(text);
+    keyBytes.write(componentKey(text), i * KEY_STRIDE, 'latin1');
     offsets[i] = at;
-    at += text.length;
+    at += Buffer.byteLength(text);
   }
   offsets[count] = at;
-  return { detected, releaseVersion: normalised.releaseVersion, count, texts: parts.join(''), offsets, keys: keys.join('') };
+  const texts = new Uint8Array(at);
+  Buffer.from(texts.buffer).write(parts.join(''), 0, 'utf8');
+  return { detected, releaseVersion: normalised.releaseVersion, count, texts, offsets, keys };
 }

@@ -57,15 +57,26 @@ export function laneFor(byteLength: number): Lane {
 }
 
 /**
- * The document's bytes → its reading (format, release, components in compact columns), or the
- * AppError the document deserves. `bytes` may be handed over to the worker without a copy:
- * the caller must not use them afterwards. `onTrace` hears which thread read it, and when.
+ * The document's bytes, whole or in the chunks they arrived in → its reading (format, release,
+ * components in compact columns), or the AppError the document deserves. Each buffer alone on
+ * its memory moves to the worker without a copy (a slice of a shared one is copied), so the
+ * caller must not use them afterwards; the reading's columns move back the same way.
+ * `onTrace` hears which thread read it, and when.
  */
-export async function readSbom(bytes: Buffer, onTrace?: (trace: ReadTrace) => void): Promise<SbomReading> {
-  // A buffer alone on its memory moves to the worker; a slice of a shared one is copied.
-  const owns = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && !(bytes.buffer instanceof SharedArrayBuffer);
-  const pool = thePool(laneFor(bytes.byteLength));
-  const answer = (await pool.run(bytes, owns ? { transferList: [bytes.buffer as ArrayBuffer] } : {})) as WorkerAnswer;
+export async function readSbom(bytes: Buffer | readonly Buffer[], onTrace?: (trace: ReadTrace) => void): Promise<SbomReading> {
+  const chunks = Buffer.isBuffer(bytes) ? [bytes] : bytes;
+  let byteLength = 0;
+  const task: Uint8Array[] = [];
+  const transferList: ArrayBuffer[] = [];
+  for (const chunk of chunks) {
+    byteLength += chunk.byteLength;
+    const owns = chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength && !(chunk.buffer instanceof SharedArrayBuffer);
+    const movable = owns ? chunk : new Uint8Array(chunk);
+    task.push(movable);
+    transferList.push(movable.buffer as ArrayBuffer);
+  }
+  const pool = thePool(laneFor(byteLength));
+  const answer = (await pool.run(task, { transferList })) as WorkerAnswer;
   onTrace?.(answer.trace);
   if (!answer.ok) throw new AppError(answer.code, answer.message, answer.details);
   return answer.reading;

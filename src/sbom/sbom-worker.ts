@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { isMainThread, threadId } from 'node:worker_threads';
+import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { AppError } from '../errors.js';
 import { type CycloneDxVersion, cycloneDxValidator, isCycloneDxValidatorReady } from './cyclonedx-validator.js';
 import { readSbomBytes, type SbomReading } from './read-sbom.js';
@@ -34,12 +35,17 @@ function warmUp(i: number): void {
 }
 if (!isMainThread) setImmediate(() => warmUp(0));
 
-export default function readInWorker(bytes: Uint8Array): WorkerAnswer {
+/** The document's bytes, whole or in the chunks they arrived in → the answer (its columns moved, not copied). */
+export default function readInWorker(bytes: Uint8Array | Uint8Array[]): WorkerAnswer {
   const startedAt = now();
   const trace = () => ({ threadId, startedAt, endedAt: now() });
   try {
     const reading = readSbomBytes(bytes);
-    return { ok: true, reading, trace: trace() };
+    const answer: WorkerAnswer = { ok: true, reading, trace: trace() };
+    return move({
+      [transferableSymbol]: [reading.texts.buffer, reading.offsets.buffer, reading.keys.buffer],
+      [valueSymbol]: answer,
+    }) as unknown as WorkerAnswer;
   } catch (error) {
     if (error instanceof AppError) return { ok: false, code: error.code, message: error.message, details: error.details, trace: trace() };
     throw error;

@@ -1,8 +1,8 @@
 import type { Database } from '../db/index.js';
 import { isUniqueViolation } from '../db/index.js';
-import { componentFields, KEY_LENGTH } from './component-rows.js';
-import { ARRAY_LOOKUP_CHUNK, componentsRepo, LOOKUP_CHUNK } from './components.repo.js';
-import type { SbomReading } from './read-sbom.js';
+import { componentFields } from './component-rows.js';
+import { componentsRepo, KEY_LOOKUP_CHUNK } from './components.repo.js';
+import { keysBetween, type SbomReading, textAt } from './read-sbom.js';
 
 /** New components per transaction: ~10 ms of SQLite work, so the event loop is never held longer. */
 const INSERT_SLICE = 2_000;
@@ -15,29 +15,32 @@ const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
  * the event loop between them, and outside the revision's transaction: a stored component is
  * immutable and only referenced once that transaction commits, so a crash in between leaves
  * at most unreferenced components, which the next upload listing them reuses.
+ * Components already stored (nearly all, from the second revision of a product on) cost one
+ * lookup per KEY_LOOKUP_CHUNK of them and no string each.
  */
 export async function storeComponents(database: Database, orgId: string, reading: SbomReading): Promise<Int32Array> {
-  const keys: string[] = new Array(reading.count);
-  for (let i = 0; i < reading.count; i++) keys[i] = reading.keys.slice(i * KEY_LENGTH, (i + 1) * KEY_LENGTH);
-  const distinct = [...new Set(keys)];
-  const ids = new Map<string, number>();
-  const chunk = database.dialect === 'postgres' ? ARRAY_LOOKUP_CHUNK : LOOKUP_CHUNK;
-  for (let i = 0; i < distinct.length; i += chunk) {
-    await componentsRepo.findIds(database.db, orgId, distinct.slice(i, i + chunk), ids, database.dialect);
+  const ids = new Int32Array(reading.count); // 0: not stored (ids start at 1)
+  for (let from = 0; from < reading.count; from += KEY_LOOKUP_CHUNK) {
+    const to = Math.min(reading.count, from + KEY_LOOKUP_CHUNK);
+    await componentsRepo.findKeys(database.db, database.dialect, orgId, keysBetween(reading, from, to), ids, from);
     await turn();
   }
+  // Each new component once, at its first position in the document.
   const firstIndex = new Map<string, number>();
-  keys.forEach((key, i) => {
-    if (!ids.has(key) && !firstIndex.has(key)) firstIndex.set(key, i);
-  });
+  for (let i = 0; i < reading.count; i++) {
+    if (ids[i] !== 0) continue;
+    const key = keysBetween(reading, i, i + 1);
+    if (!firstIndex.has(key)) firstIndex.set(key, i);
+  }
+  if (firstIndex.size === 0) return ids;
   const missing = [...firstIndex];
+  const newIds = new Map<string, number>();
   for (let i = 0; i < missing.length; i += INSERT_SLICE) {
-    await insertSlice(database, orgId, reading, missing.slice(i, i + INSERT_SLICE), ids);
+    await insertSlice(database, orgId, reading, missing.slice(i, i + INSERT_SLICE), newIds);
     await turn();
   }
-  const out = new Int32Array(reading.count);
-  for (let i = 0; i < reading.count; i++) out[i] = ids.get(keys[i]!)!;
-  return out;
+  for (let i = 0; i < reading.count; i++) if (ids[i] === 0) ids[i] = newIds.get(keysBetween(reading, i, i + 1))!;
+  return ids;
 }
 
 async function insertSlice(
@@ -45,39 +48,25 @@ async function insertSlice(
   orgId: string,
   reading: SbomReading,
   slice: Array<[string, number]>,
-  ids: Map<string, number>,
+  into: Map<string, number>,
 ): Promise<void> {
+  const keys = slice.map(([key]) => key).join(',');
   for (let attempt = 1; ; attempt++) {
     try {
       await database.transaction(async (trx) => {
         // Another upload may have stored some since the lookup (on PostgreSQL, concurrently).
-        const found = await componentsRepo.findIds(
-          trx,
-          orgId,
-          slice.map(([key]) => key),
-          undefined,
-          database.dialect,
-        );
-        const rows = slice
-          .filter(([key]) => !found.has(key))
-          .map(([key, index]) => ({
-            key,
-            fields: componentFields(reading.texts.slice(reading.offsets[index]!, reading.offsets[index + 1]!)),
-          }));
+        const ids = new Int32Array(slice.length);
+        await componentsRepo.findKeys(trx, database.dialect, orgId, keys, ids);
+        const rows = slice.filter((_, p) => ids[p] === 0).map(([key, index]) => ({ key, fields: componentFields(textAt(reading, index)) }));
         if (rows.length > 0) await componentsRepo.insert(database, trx, orgId, rows);
-        await componentsRepo.findIds(
-          trx,
-          orgId,
-          rows.map((r) => r.key),
-          found,
-          database.dialect,
-        );
-        for (const [key, id] of found) ids.set(key, id);
+        await componentsRepo.findKeys(trx, database.dialect, orgId, keys, ids);
+        for (let p = 0; p < slice.length; p++) into.set(slice[p]![0], ids[p]!);
       });
       return;
     } catch (error) {
       // Two uploads inserting the same new component at once: the second looks again.
-      if (!isUniqueViolation(error) || attempt >= 3) throw error;
+      if (!isUniqueViolation(error)) throw error;
+      if (attempt >= 3) throw error;
     }
   }
 }
