@@ -220,7 +220,11 @@ export function createCaseService(
       );
       const now = clock();
       const byCase = new Map<string, typeof reports>();
-      for (const report of reports) byCase.set(report.case_id, [...(byCase.get(report.case_id) ?? []), report]);
+      for (const report of reports) {
+        const list = byCase.get(report.case_id);
+        if (list) list.push(report);
+        else byCase.set(report.case_id, [report]);
+      }
       return rows.map((r) => toCaseView(r, byCase.get(r.id) ?? [], now));
     },
 

@@ -1,4 +1,5 @@
 import { Piscina } from 'piscina';
+import { workerUrl } from '../shared/worker-url.js';
 
 // After a bulk insert the WAL holds thousands of pages. Copying them into the database file
 // (a checkpoint, with its fsync) takes tens to hundreds of milliseconds, and better-sqlite3 runs
@@ -14,12 +15,6 @@ export interface BackgroundCheckpointer {
   close(): Promise<void>;
 }
 
-function workerUrl(): string {
-  // Under tsx (tests) this module is TypeScript, and so is its worker.
-  const extension = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-  return new URL(`./sqlite-checkpoint-worker${extension}`, import.meta.url).href;
-}
-
 export function createBackgroundCheckpointer(path: string): BackgroundCheckpointer {
   // One thread, started on the first request; an idle thread keeps no process alive.
   let pool: Piscina | null = null;
@@ -30,7 +25,12 @@ export function createBackgroundCheckpointer(path: string): BackgroundCheckpoint
     request(done) {
       if (closed) return false;
       try {
-        pool ??= new Piscina({ filename: workerUrl(), maxThreads: 1, minThreads: 0, idleTimeout: 30_000 });
+        pool ??= new Piscina({
+          filename: workerUrl(import.meta.url, 'sqlite-checkpoint-worker'),
+          maxThreads: 1,
+          minThreads: 0,
+          idleTimeout: 30_000,
+        });
       } catch {
         closed = true;
         return false;

@@ -3,6 +3,7 @@ import { Piscina } from 'piscina';
 import { AppError } from '../errors.js';
 import type { SbomReading } from './read-sbom.js';
 import type { ReadTrace, WorkerAnswer } from './sbom-worker.js';
+import { workerUrl } from '../shared/worker-url.js';
 
 export type { ReadTrace };
 
@@ -24,19 +25,18 @@ type Lane = 'small' | 'large';
 
 const pools: Partial<Record<Lane, Piscina>> = {};
 
-function workerUrl(): string {
-  // Under tsx (tests) this module is TypeScript, and so is its worker.
-  const extension = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-  return new URL(`./sbom-worker${extension}`, import.meta.url).href;
-}
-
 function thePool(lane: Lane, keepWarm = false): Piscina {
   // Workers start on first use (the CLI) or at once and stay (the server, keepWarm); an idle
   // worker keeps no process alive.
   const threads = lane === 'small' ? Math.max(1, availableParallelism()) : 1;
   let pool = pools[lane];
   if (!pool) {
-    pool = new Piscina({ filename: workerUrl(), maxThreads: threads, minThreads: keepWarm ? threads : 0, idleTimeout: 60_000 });
+    pool = new Piscina({
+      filename: workerUrl(import.meta.url, 'sbom-worker'),
+      maxThreads: threads,
+      minThreads: keepWarm ? threads : 0,
+      idleTimeout: 60_000,
+    });
     pools[lane] = pool;
   }
   return pool;

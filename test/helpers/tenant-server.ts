@@ -8,6 +8,8 @@ export interface TenantServer {
   server: RunningServer;
   /** A key of organisation `acme` with every scope; product SKU `P-1` exists. */
   key: string;
+  /** The services on the same database, to look at what the server stored. */
+  services: ReturnType<typeof createServices>;
   stop(): Promise<void>;
 }
 
@@ -26,6 +28,7 @@ export async function startTenantServer(env: Record<string, string> = {}): Promi
   return {
     server,
     key: secret,
+    services,
     async stop() {
       await server.stop();
       await testDb.drop();
