@@ -32,8 +32,11 @@ export const componentsRepo = {
     if (keys === '') return;
     const query =
       dialect === 'postgres'
-        ? sql<{ p: number; id: number }>`select (j.p - 1)::int as p, c.id from unnest(${`{${keys}}`}::text[]) with ordinality as j(key, p)
-            join components c on c.org_id = ${orgId} and c.key = j.key`
+        ? // A probe of the unique (org_id, key) index per key, whatever the statistics say (a
+          // fresh table's made the planner hash-join a scan of every component the organisation
+          // stores, ~35 ms per 2,000 keys at 100,000): LIMIT 1 keeps the subquery a subquery.
+          sql<{ p: number; id: number }>`select (j.p - 1)::int as p, c.id from unnest(${`{${keys}}`}::text[]) with ordinality as j(key, p)
+            cross join lateral (select id from components where org_id = ${orgId} and key = j.key limit 1) as c`
         : // CROSS JOIN keeps the list as the outer loop: one probe of the unique (org_id, key) index per key.
           sql<{ p: number; id: number }>`select j.key as p, c.id from json_each(${`["${keys.replaceAll(',', '","')}"]`}) as j
             cross join components as c on c.org_id = ${orgId} and c.key = j.value`;
