@@ -28,7 +28,7 @@ export const componentsRepo = {
    * of parameters was parsed and planned anew each time). Keys are base64url, which neither
    * form needs to quote or escape. Reads all of `keys` in one statement: callers chunk.
    */
-  async findKeys(db: Executor, dialect: DialectName, orgId: string, keys: string, into: Int32Array, offset = 0): Promise<void> {
+  async findKeys(db: Executor, dialect: DialectName, orgId: string, keys: string, into: Float64Array, offset = 0): Promise<void> {
     if (keys === '') return;
     const query =
       dialect === 'postgres'

@@ -1,4 +1,5 @@
 import { AppError } from '../errors.js';
+import { unstorableReason } from '../shared/storable-text.js';
 import { pointer } from './json-checks.js';
 
 /**
@@ -14,19 +15,21 @@ function invalid(path: string, message: string): AppError {
 
 /**
  * Rejects, as invalid_sbom naming the JSON pointer, a document nested deeper than MAX_DEPTH and
- * (when `mayHoldNul`) a string or key holding a NUL character, which PostgreSQL text cannot
- * store. Walks with an explicit stack, so it holds at any depth; it runs before anything that
- * recurses. `mayHoldNul` is false when the JSON text has no `\u0000` escape (JSON cannot hold
- * a raw NUL), which spares the string checks for nearly every document.
+ * (when `mayHoldUnstorable`) a string or key holding a NUL character, which PostgreSQL text
+ * cannot store, or a lone UTF-16 surrogate, which has no UTF-8 form (SQLite would store U+FFFD
+ * in its place; joined with a neighbour's it would even pair up). Walks with an explicit stack,
+ * so it holds at any depth; it runs before anything that recurses. `mayHoldUnstorable` is false
+ * when the JSON text has no \u0000 or surrogate escape (JSON can write either only as an
+ * escape: jsonBytesMayHoldUnstorable), which spares the string checks for nearly every document.
  */
-export function checkDocumentLimits(document: unknown, mayHoldNul: boolean): void {
+export function checkDocumentLimits(document: unknown, mayHoldUnstorable: boolean): void {
   // A first walk keeps no paths (parallel stacks, nothing allocated per value); only a document
   // that breaks a limit is walked again, in the same order, to name the pointer.
-  if (findViolation(document, mayHoldNul, null)) findViolation(document, mayHoldNul, ['']);
+  if (findViolation(document, mayHoldUnstorable, null)) findViolation(document, mayHoldUnstorable, ['']);
 }
 
 /** Depth first, in document order. With `paths`, throws at the first violation; without, reports one. */
-function findViolation(document: unknown, mayHoldNul: boolean, paths: string[] | null): boolean {
+function findViolation(document: unknown, mayHoldUnstorable: boolean, paths: string[] | null): boolean {
   const values: unknown[] = [document];
   const depths: number[] = [0];
   const fail = (path: string, message: string): true => {
@@ -38,7 +41,8 @@ function findViolation(document: unknown, mayHoldNul: boolean, paths: string[] |
     const depth = depths.pop()!;
     const path = paths ? paths.pop()! : '';
     if (typeof value === 'string') {
-      if (value.includes('\u0000')) return fail(path, 'must not contain a NUL character (\\u0000)');
+      const problem = unstorable(value);
+      if (problem) return fail(path, problem);
       continue;
     }
     if (value === null || typeof value !== 'object') continue;
@@ -48,14 +52,37 @@ function findViolation(document: unknown, mayHoldNul: boolean, paths: string[] |
     const length = isArray ? value.length : keys!.length;
     for (let i = length - 1; i >= 0; i--) {
       const key = isArray ? i : keys![i]!;
-      if (mayHoldNul && !isArray && (key as string).includes('\u0000'))
-        return fail(pointer(path, key), 'the key must not contain a NUL character (\\u0000)');
+      const keyProblem = mayHoldUnstorable && !isArray ? unstorable(key as string) : null;
+      if (keyProblem) return fail(pointer(path, key), `the key ${keyProblem}`);
       const item: unknown = (value as Record<string | number, unknown>)[key];
-      if (item === null || (typeof item !== 'object' && !(mayHoldNul && typeof item === 'string'))) continue;
+      if (item === null || (typeof item !== 'object' && !(mayHoldUnstorable && typeof item === 'string'))) continue;
       values.push(item);
       depths.push(depth + 1);
       paths?.push(pointer(path, key));
     }
+  }
+  return false;
+}
+
+/** Why a string of the document cannot be stored, as the 422 says it, or null. */
+function unstorable(value: string): string | null {
+  if (value.includes('\u0000')) return 'must not contain a NUL character (\\u0000)';
+  return unstorableReason(value) === null ? null : 'must not contain a lone UTF-16 surrogate (it is not valid Unicode text)';
+}
+
+const HEX = /^[0-9a-fA-F]$/;
+
+/**
+ * Whether JSON text (as UTF-8 bytes) may hold a NUL or a lone surrogate: only a \u0000 or a
+ * \uD800–\uDFFF escape can write either. Looks at each `\u` only, so a document without
+ * escapes costs one search of its bytes. An escaped backslash before a `u` is counted too
+ * (harmless: the walk then looks at the strings themselves).
+ */
+export function jsonBytesMayHoldUnstorable(bytes: Buffer): boolean {
+  for (let at = bytes.indexOf('\\u'); at >= 0; at = bytes.indexOf('\\u', at + 2)) {
+    const escape = bytes.toString('latin1', at + 2, at + 6);
+    if (escape.length < 4 || ![...escape].every((c) => HEX.test(c))) continue;
+    if (escape === '0000' || /^d[89a-f]/i.test(escape)) return true;
   }
   return false;
 }

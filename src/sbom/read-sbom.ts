@@ -2,7 +2,7 @@ import { AppError, type ErrorDetail } from '../errors.js';
 import { componentKey, componentText, KEY_LENGTH } from './component-rows.js';
 import { validateCycloneDx } from './cyclonedx-validator.js';
 import { detectFormat, type DetectedFormat } from './detect-format.js';
-import { checkDocumentLimits } from './document-limits.js';
+import { checkDocumentLimits, jsonBytesMayHoldUnstorable } from './document-limits.js';
 import type { Json } from './json-checks.js';
 import { normaliseCycloneDx, normaliseSpdx2, normaliseSpdx3, type NormalisedSbom } from './normalise.js';
 import { parseDocument } from './parse-document.js';
@@ -10,8 +10,8 @@ import { validateSpdx2 } from './spdx2-validator.js';
 import { validateSpdx3 } from './spdx3-validator.js';
 
 /** Format detection, validation and normalisation of a parsed document: pure, no I/O. */
-export function readSbomDocument(document: unknown, mayHoldNul = true): { detected: DetectedFormat; normalised: NormalisedSbom } {
-  checkDocumentLimits(document, mayHoldNul);
+export function readSbomDocument(document: unknown, mayHoldUnstorable = true): { detected: DetectedFormat; normalised: NormalisedSbom } {
+  checkDocumentLimits(document, mayHoldUnstorable);
   const detected = detectFormat(document);
   const doc = document as Json;
   let problems: ErrorDetail[];
@@ -71,9 +71,8 @@ export function readSbomBytes(bytes: Uint8Array | readonly Uint8Array[]): SbomRe
   const buffer = Array.isArray(bytes)
     ? Buffer.concat(bytes as readonly Uint8Array[])
     : Buffer.from((bytes as Uint8Array).buffer, (bytes as Uint8Array).byteOffset, (bytes as Uint8Array).byteLength);
-  // JSON holds a NUL only as the escape \u0000: without one, no string needs checking for it.
-  const mayHoldNul = buffer.includes('\\u0000');
-  const { detected, normalised } = readSbomDocument(parseDocument(buffer), mayHoldNul);
+  // JSON holds a NUL or a lone surrogate only as an escape: without one, no string needs checking.
+  const { detected, normalised } = readSbomDocument(parseDocument(buffer), jsonBytesMayHoldUnstorable(buffer));
   const count = normalised.components.length;
   const parts: string[] = new Array(count);
   // Each column in an ArrayBuffer of its own, so it can move to another thread.
@@ -90,6 +89,12 @@ export function readSbomBytes(bytes: Uint8Array | readonly Uint8Array[]): SbomRe
   }
   offsets[count] = at;
   const texts = new Uint8Array(at);
-  Buffer.from(texts.buffer).write(parts.join(''), 0, 'utf8');
+  const textBytes = Buffer.from(texts.buffer);
+  // Written in one go; the offsets count each text alone. They agree because no text holds a
+  // lone surrogate (checkDocumentLimits), which joined with the next text's could pair up into
+  // fewer bytes; should they ever not, each text is written at its own offset.
+  if (textBytes.write(parts.join(''), 0, 'utf8') !== at) {
+    for (let i = 0; i < count; i++) textBytes.write(parts[i]!, offsets[i]!, 'utf8');
+  }
   return { detected, releaseVersion: normalised.releaseVersion, count, texts, offsets, keys };
 }

@@ -18,8 +18,8 @@ const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
  * Components already stored (nearly all, from the second revision of a product on) cost one
  * lookup per KEY_LOOKUP_CHUNK of them and no string each.
  */
-export async function storeComponents(database: Database, orgId: string, reading: SbomReading): Promise<Int32Array> {
-  const ids = new Int32Array(reading.count); // 0: not stored (ids start at 1)
+export async function storeComponents(database: Database, orgId: string, reading: SbomReading): Promise<Float64Array> {
+  const ids = new Float64Array(reading.count); // 0: not stored (ids start at 1)
   for (let from = 0; from < reading.count; from += KEY_LOOKUP_CHUNK) {
     const to = Math.min(reading.count, from + KEY_LOOKUP_CHUNK);
     await componentsRepo.findKeys(database.db, database.dialect, orgId, keysBetween(reading, from, to), ids, from);
@@ -39,7 +39,12 @@ export async function storeComponents(database: Database, orgId: string, reading
     await insertSlice(database, orgId, reading, missing.slice(i, i + INSERT_SLICE), newIds);
     await turn();
   }
-  for (let i = 0; i < reading.count; i++) if (ids[i] === 0) ids[i] = newIds.get(keysBetween(reading, i, i + 1))!;
+  for (let i = 0; i < reading.count; i++) {
+    if (ids[i] !== 0) continue;
+    const id = newIds.get(keysBetween(reading, i, i + 1));
+    if (id === undefined) throw new Error(`component ${i} of the document was neither found nor stored`);
+    ids[i] = id;
+  }
   return ids;
 }
 
@@ -55,7 +60,7 @@ async function insertSlice(
     try {
       await database.transaction(async (trx) => {
         // Another upload may have stored some since the lookup (on PostgreSQL, concurrently).
-        const ids = new Int32Array(slice.length);
+        const ids = new Float64Array(slice.length);
         await componentsRepo.findKeys(trx, database.dialect, orgId, keys, ids);
         const rows = slice.filter((_, p) => ids[p] === 0).map(([key, index]) => ({ key, fields: componentFields(textAt(reading, index)) }));
         if (rows.length > 0) await componentsRepo.insert(database, trx, orgId, rows);

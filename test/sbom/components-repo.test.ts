@@ -34,7 +34,7 @@ describe('component key lookups', () => {
     // Asked: every key of both organisations, then the first ten again (a document may list a component twice).
     const asked = [...Array.from({ length: count + 50 }, (_, i) => key(i)), ...Array.from({ length: 10 }, (_, i) => key(i))];
     const offset = 3;
-    const ids = new Int32Array(asked.length + offset).fill(-1);
+    const ids = new Float64Array(asked.length + offset).fill(-1);
     await componentsRepo.findKeys(database.db, database.dialect, storedMine.id, asked.join(','), ids, offset);
     const positions = [...ids.subarray(offset)];
     assert.deepEqual([...ids.subarray(0, offset)], [-1, -1, -1], 'nothing written before the offset');
@@ -48,11 +48,11 @@ describe('component key lookups', () => {
       "the other organisation's keys are not found",
     );
     assert.deepEqual(positions.slice(count + 50), positions.slice(0, 10), 'a key listed twice is found at both positions');
-    const theirIds = new Int32Array(asked.length);
+    const theirIds = new Float64Array(asked.length);
     await componentsRepo.findKeys(database.db, database.dialect, storedTheirs.id, asked.join(','), theirIds);
     assert.equal(theirIds.filter((id) => id > 0).length, 50);
-    const none = new Int32Array(1);
+    const none = new Float64Array(1).fill(-1);
     await componentsRepo.findKeys(database.db, database.dialect, storedMine.id, '', none);
-    assert.equal(none[0], 0, 'an empty list finds nothing');
+    assert.equal(none[0], -1, 'an empty list finds nothing and writes nothing');
   });
 });

@@ -107,6 +107,16 @@ describe('SBOM ingest: hostile documents and the bound on bodies in memory (serv
     assert.equal(((await inRelease.json()) as { details: Array<{ path: string }> }).details[0]!.path, '/metadata/component/version');
   });
 
+  it('a lone surrogate in a component → 422 invalid_sbom naming its pointer (on every backend)', async () => {
+    const json = JSON.stringify(cycloneDx16(3)).replace('"name":"lib-2"', '"name":"lib-2\\udc00"');
+    const res = await post(json);
+    assert.equal(res.status, 422);
+    const body = (await res.json()) as { code: string; details: Array<{ path: string; message: string }> };
+    assert.equal(body.code, 'invalid_sbom');
+    assert.equal(body.details[0]!.path, '/components/2/name');
+    assert.match(body.details[0]!.message, /lone UTF-16 surrogate/);
+  });
+
   it('bodies beyond the in-memory bound → 503 with Retry-After, unread; room again once one is done', async () => {
     // A slow client: declares 8 MiB, sends a little, keeps the connection open.
     const { port } = new URL(server.url);

@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { AppError } from '../../src/errors.js';
+import { componentKey, componentText } from '../../src/sbom/component-rows.js';
+import { jsonBytesMayHoldUnstorable } from '../../src/sbom/document-limits.js';
+import { keysBetween, readSbomBytes, textAt } from '../../src/sbom/read-sbom.js';
+import { cycloneDx16 } from './sbom-fixtures.js';
+
+// The reading's byte columns (read-sbom.ts): each component's text at its offsets and its key at
+// its position, for any text; and the strings that would make texts and offsets disagree are
+// refused before any column is built.
+describe('SBOM reading columns', () => {
+  it('texts and keys line up with the components, multi-byte and empty ones included', () => {
+    const doc = cycloneDx16(5);
+    doc.components[1].name = 'zlib-ñandú-日本語-€-😀';
+    doc.components[3].name = '𝔘𝔫𝔦𝔠𝔬𝔡𝔢';
+    delete doc.components[2].version;
+    const reading = readSbomBytes(Buffer.from(JSON.stringify(doc)));
+    assert.equal(reading.count, 5);
+    for (let i = 0; i < 5; i++) {
+      const text = textAt(reading, i);
+      assert.equal(text.split('\u0000')[0], doc.components[i].name);
+      assert.equal(keysBetween(reading, i, i + 1), componentKey(text));
+    }
+    assert.equal(keysBetween(reading, 0, 5).split(',').length, 5);
+    assert.equal(keysBetween(reading, 2, 2), '');
+    const none = readSbomBytes(Buffer.from(JSON.stringify(cycloneDx16(0))));
+    assert.equal(none.count, 0);
+    assert.equal(none.keys.byteLength, 0);
+  });
+
+  it('the key is the base64url of the first 16 bytes of the SHA-256 of the text', async () => {
+    const { createHash } = await import('node:crypto');
+    for (let i = 0; i < 2_000; i++) {
+      const text = componentText({
+        name: `c-${i}-${'ü'.repeat(i % 7)}`,
+        version: `${i}`,
+        purl: null,
+        type: 'library',
+        licenses: [],
+        ref: null,
+      });
+      assert.equal(componentKey(text), createHash('sha256').update(text).digest().subarray(0, 16).toString('base64url'));
+    }
+  });
+
+  it('a lone surrogate is refused as invalid_sbom naming its pointer, even where two would pair up across components', () => {
+    // Joined, the first text's trailing high surrogate and the next one's leading low surrogate
+    // would make one character of 4 UTF-8 bytes where 3 + 3 were counted.
+    const json = JSON.stringify(cycloneDx16(3))
+      .replace('"bom-ref":"pkg:npm/lib-0@1.0.0"', '"bom-ref":"pkg:npm/lib-0@1.0.0\\ud800"')
+      .replace('"name":"lib-1"', '"name":"\\udc00lib-1"');
+    assert.ok(jsonBytesMayHoldUnstorable(Buffer.from(json)));
+    assert.throws(
+      () => readSbomBytes(Buffer.from(json)),
+      (error: unknown) =>
+        error instanceof AppError &&
+        error.code === 'invalid_sbom' &&
+        error.details?.[0]?.path === '/components/0/bom-ref' &&
+        /lone UTF-16 surrogate/.test(error.details[0].message),
+    );
+    const inKey = JSON.stringify(cycloneDx16(1)).replace('"bomFormat"', '"x\\uDFFF":1,"bomFormat"');
+    assert.throws(
+      () => readSbomBytes(Buffer.from(inKey)),
+      (error: unknown) => error instanceof AppError && error.details?.[0]?.path === '/x\udfff',
+    );
+  });
+
+  it('a surrogate pair, or an escaped backslash before a u, is no reason to refuse', () => {
+    const doc = cycloneDx16(2);
+    doc.components[0].name = 'emoji-😀';
+    doc.components[1].name = 'path\\ud800';
+    const json = JSON.stringify(doc).replace('emoji-😀', 'emoji-\\ud83d\\ude00');
+    assert.ok(json.includes('\\\\ud800'));
+    const reading = readSbomBytes(Buffer.from(json));
+    assert.equal(textAt(reading, 0).split('\u0000')[0], 'emoji-😀');
+    assert.equal(textAt(reading, 1).split('\u0000')[0], 'path\\ud800');
+    assert.equal(jsonBytesMayHoldUnstorable(Buffer.from(JSON.stringify(cycloneDx16(2)))), false);
+  });
+});
