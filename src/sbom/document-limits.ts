@@ -80,9 +80,9 @@ const HEX = /^[0-9a-fA-F]$/;
  */
 export function jsonBytesMayHoldUnstorable(bytes: Buffer): boolean {
   for (let at = bytes.indexOf('\\u'); at >= 0; at = bytes.indexOf('\\u', at + 2)) {
-    const escape = bytes.toString('latin1', at + 2, at + 6);
-    if (escape.length < 4 || ![...escape].every((c) => HEX.test(c))) continue;
-    if (escape === '0000' || /^d[89a-f]/i.test(escape)) return true;
+    const digits = bytes.toString('latin1', at + 2, at + 6);
+    if (digits.length < 4 || ![...digits].every((c) => HEX.test(c))) continue;
+    if (digits === '0000' || /^d[89a-f]/i.test(digits)) return true;
   }
   return false;
 }
