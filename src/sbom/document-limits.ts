@@ -20,7 +20,7 @@ function invalid(path: string, message: string): AppError {
  * in its place; joined with a neighbour's it would even pair up). Walks with an explicit stack,
  * so it holds at any depth; it runs before anything that recurses. `mayHoldUnstorable` is false
  * when the JSON text has no \u0000 or surrogate escape (JSON can write either only as an
- * escape: jsonBytesMayHoldUnstorable), which spares the string checks for nearly every document.
+ * escape: jsonBytesMayHoldUnstorable in shared/storable-text.ts), which spares the string checks for nearly every document.
  */
 export function checkDocumentLimits(document: unknown, mayHoldUnstorable: boolean): void {
   // A first walk keeps no paths (parallel stacks, nothing allocated per value); only a document
@@ -68,21 +68,4 @@ function findViolation(document: unknown, mayHoldUnstorable: boolean, paths: str
 function unstorable(value: string): string | null {
   if (value.includes('\u0000')) return 'must not contain a NUL character (\\u0000)';
   return unstorableReason(value) === null ? null : 'must not contain a lone UTF-16 surrogate (it is not valid Unicode text)';
-}
-
-const HEX = /^[0-9a-fA-F]$/;
-
-/**
- * Whether JSON text (as UTF-8 bytes) may hold a NUL or a lone surrogate: only a \u0000 or a
- * \uD800–\uDFFF escape can write either. Looks at each `\u` only, so a document without
- * escapes costs one search of its bytes. An escaped backslash before a `u` is counted too
- * (harmless: the walk then looks at the strings themselves).
- */
-export function jsonBytesMayHoldUnstorable(bytes: Buffer): boolean {
-  for (let at = bytes.indexOf('\\u'); at >= 0; at = bytes.indexOf('\\u', at + 2)) {
-    const digits = bytes.toString('latin1', at + 2, at + 6);
-    if (digits.length < 4 || ![...digits].every((c) => HEX.test(c))) continue;
-    if (digits === '0000' || /^d[89a-f]/i.test(digits)) return true;
-  }
-  return false;
 }

@@ -47,10 +47,10 @@ const spdx3 = Type.Object(
 const anySbom = Type.Union([cycloneDx, spdx2, spdx3], { description: 'Any supported SBOM document' });
 
 export function ingestSbomRoute(app: FastifyInstance, deps: { sbom: SbomIngestService; maxBytes: number; inflightBytes: number }): void {
-  // The document's digest covers its exact bytes, so this operation reads a Buffer and the
-  // service parses it once; other routes keep Fastify's JSON parser.
+  // The document's digest covers its exact bytes, so this operation reads them as they came, in
+  // the chunks they arrived in (never joined here: the worker that parses them joins them);
+  // other routes keep Fastify's JSON parser.
   app.removeContentTypeParser('application/json');
-  // The body goes on as the chunks it arrived in: the worker that reads it joins them.
   app.addContentTypeParser(SBOM_MEDIA_TYPES, { bodyLimit: deps.maxBytes }, bodyChunksParser(deps.maxBytes));
 
   warmUpValidators(app);

@@ -15,7 +15,10 @@ import type { SbomIngested } from './sbom.schemas.js';
 export interface IngestRequest {
   orgId: string;
   sku: string;
-  /** The document exactly as received, whole or in the chunks it arrived in: its SHA-256 is the digest. */
+  /**
+   * The document exactly as received, whole or in the chunks it arrived in: its SHA-256 is the
+   * digest. A new document's buffers move to the parse worker: the caller must not use them after.
+   */
   bytes: Buffer | readonly Buffer[];
   /** Who ingests, for the activity registry: "api:<key name>" or "cli". */
   actor: string;

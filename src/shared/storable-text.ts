@@ -52,12 +52,29 @@ export function findUnstorableText(value: unknown, root = ''): ErrorDetail[] {
   return found;
 }
 
+// The hex digits of a \u escape that writes a NUL or a surrogate.
+const UNSTORABLE_ESCAPE = '(?:0000|d[89a-f])';
+const UNSTORABLE_IN_TEXT = new RegExp(`\\\\u${UNSTORABLE_ESCAPE}`, 'i');
+const UNSTORABLE_DIGITS = new RegExp(`^${UNSTORABLE_ESCAPE}`, 'i');
+
 /**
  * A cheap look at raw JSON text before walking the parsed document: in JSON, a NUL or a lone
  * surrogate can only be written as a \u escape, so text without one needs no walk.
  */
 export function jsonMayHoldUnstorableText(json: string): boolean {
-  return /\\u(?:0000|d[89a-f])/i.test(json);
+  return UNSTORABLE_IN_TEXT.test(json);
+}
+
+/**
+ * The same look at JSON still in UTF-8 bytes (an SBOM of tens of MiB, not decoded yet): only
+ * the four characters after each `\u` are read, so bytes without escapes cost one search. An
+ * escaped backslash before a `u` counts too (harmless: the walk then looks at the strings).
+ */
+export function jsonBytesMayHoldUnstorable(bytes: Buffer): boolean {
+  for (let at = bytes.indexOf('\\u'); at >= 0; at = bytes.indexOf('\\u', at + 2)) {
+    if (UNSTORABLE_DIGITS.test(bytes.toString('latin1', at + 2, at + 6))) return true;
+  }
+  return false;
 }
 
 /**

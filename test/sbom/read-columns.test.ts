@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AppError } from '../../src/errors.js';
 import { componentKey, componentText } from '../../src/sbom/component-rows.js';
-import { jsonBytesMayHoldUnstorable } from '../../src/sbom/document-limits.js';
+import { jsonBytesMayHoldUnstorable } from '../../src/shared/storable-text.js';
 import { keysBetween, readSbomBytes, textAt } from '../../src/sbom/read-sbom.js';
 import { cycloneDx16 } from './sbom-fixtures.js';
 
