@@ -120,7 +120,7 @@ export function ingestSbomRoute(app: FastifyInstance, deps: { sbom: SbomIngestSe
           409: errorResponse('The product is archived (code product_archived)'),
           422: errorResponse(
             'Neither CycloneDX JSON 1.2–1.7 nor SPDX 2.2/2.3 JSON or 3.0 JSON-LD (code unsupported_sbom_format), ' +
-              'or a recognised format that fails its schema, nests deeper than 100 levels or holds a NUL character (code invalid_sbom, `details` with JSON pointers)',
+              'or a recognised format that fails its schema, nests deeper than 100 levels, or holds a NUL character or a lone UTF-16 surrogate (code invalid_sbom, `details` with JSON pointers)',
           ),
           503: errorResponse(
             'Too many SBOM bodies are held at once, or the database is unreachable for now (code service_unavailable); nothing was stored',
