@@ -118,7 +118,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       scope.addHook('onRoute', (route) => {
         route.config = { ...route.config, requestTimeoutMs: config.sbomRequestTimeoutMs };
       });
-      ingestSbomRoute(scope, { sbom, maxBytes: config.sbomMaxBytes, inflightBytes: config.sbomInflightBytes });
+      ingestSbomRoute(scope, {
+        sbom,
+        maxBytes: config.sbomMaxBytes,
+        inflightBytes: config.sbomInflightBytes,
+        warmUp: config.sbomWarmUp,
+      });
     },
     { prefix: API_PREFIX },
   );

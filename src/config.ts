@@ -26,6 +26,8 @@ export interface Config {
   bodyIdleTimeoutMs: number;
   /** SBOM bodies held in memory at once, in bytes (beyond: 503); always at least one sbomMaxBytes. */
   sbomInflightBytes: number;
+  /** SBOM_WARM_UP: the parse workers start with the server and warm up (sbom-reader.ts); off: on first use, cold. */
+  sbomWarmUp: boolean;
   trustProxy: boolean | string;
   logLevel: string;
   /** Base of links the console hands out (invitations); null: the server's own address. */
@@ -74,6 +76,14 @@ function positiveNumber(env: Env, name: string, fallback: number): number {
   const value = Number(raw);
   if (!Number.isFinite(value) || value <= 0) throw new ConfigError(`${name} must be a positive number, got "${raw}"`);
   return value;
+}
+
+function onOff(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
 function trustProxy(raw: string | undefined): boolean | string {
@@ -147,6 +157,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     sbomMaxBytes: positiveInt(env, 'SBOM_MAX_BYTES', 50 * 1024 * 1024),
     ...timeouts(env),
     sbomInflightBytes: positiveInt(env, 'SBOM_INFLIGHT_BYTES', 100 * 1024 * 1024),
+    sbomWarmUp: onOff(env, 'SBOM_WARM_UP', true),
     trustProxy: trustProxy(env.TRUST_PROXY?.trim()),
     logLevel: env.LOG_LEVEL?.trim() || 'info',
     publicUrl: env.PUBLIC_URL?.trim() ? absoluteUrl('PUBLIC_URL', env.PUBLIC_URL.trim(), '') : null,

@@ -5,6 +5,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { ErrorDetail } from '../errors.js';
 import { MAX_DETAILS, pointer } from './json-checks.js';
+import { FAST_PATTERN_KEYWORD, FAST_PATTERNS, withFastPatterns } from './fast-patterns.js';
 import { STRING_ENUM_KEYWORD, withSetEnums } from './large-enums.js';
 import { findDuplicate } from './find-duplicate.js';
 import { UNIQUE_KEYWORD, withLinearUniqueItems } from './unique-items.js';
@@ -23,7 +24,9 @@ function schemaDir(): string {
 }
 
 function readSchema(dir: string, file: string): Record<string, unknown> {
-  return withSetEnums(withLinearUniqueItems(JSON.parse(readFileSync(join(dir, file), 'utf8')) as Record<string, unknown>));
+  return withFastPatterns(
+    withSetEnums(withLinearUniqueItems(JSON.parse(readFileSync(join(dir, file), 'utf8')) as Record<string, unknown>)),
+  );
 }
 
 function createAjv(dir: string, allErrors: boolean): Ajv {
@@ -69,6 +72,23 @@ function createAjv(dir: string, allErrors: boolean): Ajv {
         if (typeof data === 'string' && allowed.has(data)) return true;
         // The error `enum` itself reports.
         check.errors = [{ keyword: 'enum', message: 'must be equal to one of the allowed values', params: { allowedValues: values } }];
+        return false;
+      };
+      check.errors = undefined as Partial<ErrorObject>[] | undefined;
+      return check;
+    },
+  });
+  ajv.addKeyword({
+    keyword: FAST_PATTERN_KEYWORD,
+    type: 'string',
+    schemaType: 'string',
+    errors: true,
+    compile(pattern: string) {
+      const matches = FAST_PATTERNS.get(pattern)!;
+      const check = (data: string): boolean => {
+        if (matches(data)) return true;
+        // The error `pattern` itself reports.
+        check.errors = [{ keyword: 'pattern', message: `must match pattern "${pattern}"`, params: { pattern } }];
         return false;
       };
       check.errors = undefined as Partial<ErrorObject>[] | undefined;

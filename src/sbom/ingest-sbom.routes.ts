@@ -46,14 +46,17 @@ const spdx3 = Type.Object(
 );
 const anySbom = Type.Union([cycloneDx, spdx2, spdx3], { description: 'Any supported SBOM document' });
 
-export function ingestSbomRoute(app: FastifyInstance, deps: { sbom: SbomIngestService; maxBytes: number; inflightBytes: number }): void {
+export function ingestSbomRoute(
+  app: FastifyInstance,
+  deps: { sbom: SbomIngestService; maxBytes: number; inflightBytes: number; warmUp: boolean },
+): void {
   // The document's digest covers its exact bytes, so this operation reads them as they came, in
   // the chunks they arrived in (never joined here: the worker that parses them joins them);
   // other routes keep Fastify's JSON parser.
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser(SBOM_MEDIA_TYPES, { bodyLimit: deps.maxBytes }, bodyChunksParser(deps.maxBytes));
 
-  warmUpValidators(app);
+  if (deps.warmUp) warmUpReader(app);
   app.addHook('onClose', closeSbomReader);
   const bodies = createBodyBudget({ budgetBytes: deps.inflightBytes, maxBodyBytes: deps.maxBytes });
 
@@ -144,8 +147,8 @@ export function ingestSbomRoute(app: FastifyInstance, deps: { sbom: SbomIngestSe
   );
 }
 
-/** The parse workers start once the server listens (not under inject: tests never listen). */
-function warmUpValidators(app: FastifyInstance): void {
+/** The parse workers start and warm up once the server listens (not under inject: tests never listen). */
+function warmUpReader(app: FastifyInstance): void {
   app.addHook('onListen', async () => {
     warmUpSbomReader();
   });

@@ -13,24 +13,39 @@ const SCHEMA_MAPS = new Set(['properties', 'patternProperties', 'definitions', '
 
 /** A deep copy of `schema` with every large all-string `enum` replaced by STRING_ENUM_KEYWORD. */
 export function withSetEnums<T>(schema: T): T {
-  if (Array.isArray(schema)) return schema.map(withSetEnums) as T;
-  if (schema === null || typeof schema !== 'object') return schema;
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(schema)) {
-    if (key === 'enum' && Array.isArray(value) && value.length >= MIN_VALUES && value.every((v) => typeof v === 'string')) {
-      out[STRING_ENUM_KEYWORD] = value;
-      continue;
-    }
-    // Values of these are JSON data, not schemas: copied untouched.
-    if (DATA_KEYWORDS.has(key)) out[key] = value;
-    // These map names to schemas, and a name may be "enum": rewrite only inside the schemas.
-    else if (SCHEMA_MAPS.has(key)) out[key] = mapValues(value);
-    else out[key] = withSetEnums(value);
-  }
-  return out as T;
+  return withKeywordsRewritten(schema, (key, value) =>
+    key === 'enum' && Array.isArray(value) && value.length >= MIN_VALUES && value.every((v) => typeof v === 'string')
+      ? STRING_ENUM_KEYWORD
+      : null,
+  );
 }
 
-function mapValues(value: unknown): unknown {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return withSetEnums(value);
-  return Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, withSetEnums(sub)]));
+/**
+ * A deep copy of `schema` in which `rename(keyword, value)` may move a keyword's value to
+ * another keyword (it returns the new name, or null to keep it). Only keywords of schemas are
+ * offered: JSON data (enum values, defaults, examples) is copied as it is, and a property named
+ * like a keyword ("enum", "pattern") is a name, never offered itself.
+ */
+export function withKeywordsRewritten<T>(schema: T, rename: (keyword: string, value: unknown) => string | null): T {
+  const rewrite = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(rewrite);
+    if (node === null || typeof node !== 'object') return node;
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(node)) {
+      const renamed = rename(key, value);
+      if (renamed !== null) out[renamed] = value;
+      // Values of these are JSON data, not schemas: copied untouched.
+      else if (DATA_KEYWORDS.has(key)) out[key] = value;
+      // These map names to schemas, and a name may be "enum": rewrite only inside the schemas.
+      else if (SCHEMA_MAPS.has(key)) out[key] = mapValues(value, rewrite);
+      else out[key] = rewrite(value);
+    }
+    return out;
+  };
+  return rewrite(schema) as T;
+}
+
+function mapValues(value: unknown, rewrite: (node: unknown) => unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return rewrite(value);
+  return Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, rewrite(sub)]));
 }

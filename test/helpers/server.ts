@@ -16,12 +16,17 @@ export interface RunningServer {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts the built server (`npm start`'s entry) as a real process on a free port. */
+/**
+ * Starts the built server (`npm start`'s entry) as a real process on a free port. Its SBOM
+ * parse workers do not warm up (SBOM_WARM_UP=false) unless `env` says so: a suite that starts
+ * dozens of servers on two cores would spend seconds of CPU on each (sbom-reader-lanes.test.ts
+ * tests the warm-up).
+ */
 export async function startServer(env: Record<string, string>): Promise<RunningServer> {
   const port = await freePort();
   const child = spawn(process.execPath, [SERVER], {
     cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env, PORT: String(port) },
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'info', SBOM_WARM_UP: 'false', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

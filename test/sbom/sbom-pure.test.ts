@@ -4,6 +4,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { AppError } from '../../src/errors.js';
 import { validateCycloneDx } from '../../src/sbom/cyclonedx-validator.js';
 import { detectFormat } from '../../src/sbom/detect-format.js';
+import { FAST_PATTERNS, withFastPatterns } from '../../src/sbom/fast-patterns.js';
 import { withSetEnums } from '../../src/sbom/large-enums.js';
 import { normaliseSpdx2 } from '../../src/sbom/normalise.js';
 import { findDuplicate } from '../../src/sbom/find-duplicate.js';
@@ -76,6 +77,28 @@ describe('findDuplicate (linear uniqueItems)', () => {
     assert.ok(found > 50 && found < 390, `both outcomes are exercised (${found} with duplicates)`);
   });
 
+  it('tells objects apart by a member no two share, and still finds equal ones among many', () => {
+    const many = (n: number, make: (i: number) => unknown) => Array.from({ length: n }, (_, i) => make(i));
+    // Distinct at `ref` (tried after `type`, which repeats), equal in everything else.
+    assert.equal(findDuplicate(many(20, (i) => ({ type: 'library', ref: `r${i}`, deep: { x: 1 } }))), null);
+    // Two items equal in full: every member repeats, so the hashes find them.
+    const twins = many(20, (i) => ({ type: 'library', ref: `r${i}` }));
+    twins[15] = { ref: 'r3', type: 'library' };
+    assert.deepEqual(findDuplicate(twins), { index: 15, firstIndex: 3 });
+    // The member missing from one item (or not a string there) proves nothing about that item.
+    const gap = many(20, (i) => ({ ref: `r${i}`, v: 1 }));
+    gap[10] = { v: 1 };
+    gap[12] = { v: 1 };
+    assert.deepEqual(findDuplicate(gap), { index: 12, firstIndex: 10 });
+    const numbers = many(20, (i) => ({ ref: `r${i}` }));
+    numbers[5] = { ref: 5 };
+    numbers[9] = { ref: 5 };
+    assert.deepEqual(findDuplicate(numbers), { index: 9, firstIndex: 5 });
+    // Not objects at all, or arrays: left to the hashes.
+    assert.deepEqual(findDuplicate([...many(10, (i) => ({ ref: `r${i}` })), ['r1'], ['r1']]), { index: 11, firstIndex: 10 });
+    assert.equal(findDuplicate(many(20, (i) => [`r${i}`])), null);
+  });
+
   it('moves uniqueItems to the linear keyword everywhere in a schema copy', () => {
     const schema = { properties: { a: { type: 'array', uniqueItems: true, items: { properties: { b: { uniqueItems: true } } } } } };
     const copy = withLinearUniqueItems(schema);
@@ -112,6 +135,54 @@ describe('large string enums (a Set instead of a scan)', () => {
     assert.ok(at('/components/1/licenses/0/license/id').includes('must be equal to one of the allowed values'), JSON.stringify(details));
     assert.ok(at('/components/2/licenses/0/license/id').includes('must be string'), JSON.stringify(details));
     assert.ok(at('/components/3/name').includes('must be string'), JSON.stringify(details));
+  });
+});
+
+describe('fast patterns (a plain function instead of a RegExp)', () => {
+  it('accepts exactly the strings each pattern matches', () => {
+    let seed = 7;
+    const rnd = (n: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff;
+      return seed % n;
+    };
+    // Hex digits of both cases, their neighbours in ASCII, characters that fold to them in
+    // other cases or forms, and control characters one bit away from digits.
+    const alphabet = '0123456789abcdefABCDEF/:@G`gxX \n\u0010\u0019\u0130\u212a\uff10\u0660'.split('');
+    const lengths = [0, 1, 31, 32, 33, 39, 40, 41, 63, 64, 65, 95, 96, 97, 127, 128, 129, 256];
+    for (const [source, matches] of FAST_PATTERNS) {
+      const regexp = new RegExp(source, 'u');
+      let accepted = 0;
+      for (let round = 0; round < 4_000; round++) {
+        const length = lengths[rnd(lengths.length)]!;
+        // Mostly hex, so that both outcomes are common; one odd character sometimes.
+        const chars = Array.from({ length }, () => alphabet[rnd(22)]!);
+        if (length > 0 && rnd(2) === 0) chars[rnd(length)] = alphabet[rnd(alphabet.length)]!;
+        const value = chars.join('');
+        assert.equal(matches(value), regexp.test(value), `${source} on ${JSON.stringify(value)}`);
+        if (regexp.test(value)) accepted++;
+      }
+      assert.ok(accepted > 200 && accepted < 3_800, `both outcomes are exercised (${accepted} accepted)`);
+    }
+  });
+
+  it('rewrites only known patterns in schema positions', () => {
+    const [hex] = [...FAST_PATTERNS.keys()];
+    const schema = {
+      properties: { pattern: { type: 'string', pattern: hex }, other: { pattern: '^a+$' } },
+      examples: [{ pattern: hex }],
+    };
+    const copy = withFastPatterns(schema) as any;
+    assert.deepEqual(copy.properties.pattern, { type: 'string', 'x-fast-pattern': hex }, 'a property named pattern is a schema');
+    assert.deepEqual(copy.properties.other, { pattern: '^a+$' });
+    assert.deepEqual(copy.examples, [{ pattern: hex }], 'data is left as it is');
+  });
+
+  it('rejects a hash content with the error ajv gives for the pattern', () => {
+    const doc = cycloneDx16(3);
+    (doc.components[1] as any).hashes = [{ alg: 'SHA-256', content: 'f'.repeat(63) }];
+    (doc.components[2] as any).hashes = [{ alg: 'SHA-1', content: 'f'.repeat(40) }];
+    const [hex] = [...FAST_PATTERNS.keys()];
+    assert.deepEqual(validateCycloneDx('1.6', doc), [{ path: '/components/1/hashes/0/content', message: `must match pattern "${hex}"` }]);
   });
 });
 

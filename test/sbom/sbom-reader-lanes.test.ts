@@ -1,6 +1,18 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { closeSbomReader, LARGE_DOCUMENT_BYTES, laneFor, readSbom, type ReadTrace } from '../../src/sbom/sbom-reader.js';
+import { isDeepStrictEqual } from 'node:util';
+import {
+  closeSbomReader,
+  LARGE_DOCUMENT_BYTES,
+  laneFor,
+  readSbom,
+  type ReadTrace,
+  SMALL_LANE_YOUNG_GENERATION_MB,
+  SMALL_LANE_WARM_UP,
+  warmUpSbomReader,
+} from '../../src/sbom/sbom-reader.js';
+import { WARM_UP_COMPONENTS, warmUpDocument } from '../../src/sbom/sbom-worker.js';
+import { readSbomBytes } from '../../src/sbom/read-sbom.js';
 import { cycloneDx16 } from './sbom-fixtures.js';
 
 // The memory bound of concurrent large uploads rests on this: documents over
@@ -33,7 +45,10 @@ describe('SBOM reader lanes', () => {
       }),
     );
     // Sent after the large ones: answered while they still queue for their single thread.
-    const small = readSbom(Buffer.from(JSON.stringify(cycloneDx16(5)))).then((reading) => {
+    let smallTrace: ReadTrace | undefined;
+    const small = readSbom(Buffer.from(JSON.stringify(cycloneDx16(5))), (trace) => {
+      smallTrace = trace;
+    }).then((reading) => {
       order.push('small');
       return reading;
     });
@@ -47,5 +62,50 @@ describe('SBOM reader lanes', () => {
       assert.ok(sorted[i]!.startedAt >= sorted[i - 1]!.endedAt, 'no two large documents read at once');
     }
     assert.notEqual(order.indexOf('small'), 2, 'the small document did not wait for both large ones');
+    // A small-lane thread has room for a whole reading in its young generation; the large lane
+    // keeps V8's default, which its memory bound was measured with.
+    assert.equal(smallTrace?.youngGenerationMb, SMALL_LANE_YOUNG_GENERATION_MB);
+    assert.ok(
+      traces.every((t) => t.youngGenerationMb !== SMALL_LANE_YOUNG_GENERATION_MB),
+      JSON.stringify(traces),
+    );
+  });
+
+  it("warms the server's small-lane threads up in the background: a schema, then generated documents", async () => {
+    // The warm-up document is a valid one of its size, different for each seed.
+    const one = readSbomBytes(warmUpDocument(WARM_UP_COMPONENTS, 1));
+    assert.equal(one.count, WARM_UP_COMPONENTS);
+    assert.notDeepEqual(one.keys, readSbomBytes(warmUpDocument(WARM_UP_COMPONENTS, 2)).keys);
+
+    // Threads started on first use (the CLI's) do not warm up.
+    await closeSbomReader();
+    let trace: ReadTrace | undefined;
+    const small = () => Buffer.from(JSON.stringify(cycloneDx16(2)));
+    await readSbom(small(), (t) => {
+      trace = t;
+    });
+    assert.deepEqual(trace?.warmedUp, { schemas: 0, reads: 0 });
+
+    // The server's warm up while no document comes: each small document finds them further on,
+    // until all are done (a thread whose event loop never ran between tasks would stay at 0).
+    await closeSbomReader();
+    warmUpSbomReader();
+    const done = { schemas: SMALL_LANE_WARM_UP.schemas.length, reads: SMALL_LANE_WARM_UP.reads };
+    assert.ok(done.schemas > 0 && done.reads > 0);
+    const seen: string[] = [];
+    for (const deadline = Date.now() + 120_000; Date.now() < deadline; ) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      await readSbom(small(), (t) => {
+        trace = t;
+      });
+      seen.push(JSON.stringify(trace!.warmedUp));
+      if (isDeepStrictEqual(trace!.warmedUp, done)) break;
+    }
+    assert.deepEqual(trace!.warmedUp, done, seen.join(' '));
+    // The large lane does not warm up.
+    await readSbom(documentOf(LARGE_DOCUMENT_BYTES + 1024), (t) => {
+      trace = t;
+    });
+    assert.deepEqual(trace!.warmedUp, { schemas: 0, reads: 0 });
   });
 });

@@ -98,5 +98,9 @@ describe('start-up errors', () => {
       startServer({ DATABASE_URL: 'sqlite::memory:', RATE_LIMIT_PER_MINUTE: 'lots' }),
       /RATE_LIMIT_PER_MINUTE must be a positive integer/,
     );
+    await assert.rejects(
+      startServer({ DATABASE_URL: 'sqlite::memory:', SBOM_WARM_UP: 'yes' }),
+      /SBOM_WARM_UP must be true or false, got "yes"/,
+    );
   });
 });
