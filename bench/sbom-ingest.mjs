@@ -162,9 +162,9 @@ export function peakRssMiB(pid) {
 }
 
 /**
- * A started server's parse workers compile the CycloneDX schemas of every version in the
- * background for a few seconds (sbom-worker.ts); uploads measured meanwhile wait for a
- * compilation now and then. A service that has run for a while has none left: wait them out.
+ * A started server's small-lane parse threads warm up in the background for a few seconds
+ * (SMALL_LANE_WARM_UP in sbom-reader.ts); uploads measured meanwhile would wait for a warm-up
+ * step now and then. A service that has run for a while has none left: wait them out.
  */
 export const settle = () => new Promise((resolve) => setTimeout(resolve, 8000));
 

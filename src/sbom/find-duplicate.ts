@@ -41,7 +41,7 @@ const MEMBERS_TRIED = 3;
  * the first item; a member missing from an item, or met twice, is given up at once, so a
  * member like `type` costs a handful of items. At most MEMBERS_TRIED passes over the items.
  */
-function distinctAtOneMember(items: readonly unknown[]): boolean {
+export function distinctAtOneMember(items: readonly unknown[]): boolean {
   const first = items[0];
   if (first === null || typeof first !== 'object' || Array.isArray(first)) return false;
   let tried = 0;

@@ -61,6 +61,11 @@ function thePool(lane: Lane, keepWarm = false): Piscina {
       idleTimeout: 60_000,
       ...(lane === 'small' ? { resourceLimits: { maxYoungGenerationSizeMb: SMALL_LANE_YOUNG_GENERATION_MB } } : {}),
     });
+    // A thread that fails with no document in it (out of memory, a bug) is replaced by piscina,
+    // which then emits the error on the pool: unheard, it would end the process.
+    pool.on('error', (error: unknown) => {
+      process.emitWarning(`an SBOM parse thread failed: ${error instanceof Error ? error.message : String(error)}`);
+    });
     pools[lane] = pool;
   }
   return pool;

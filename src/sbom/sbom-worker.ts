@@ -11,8 +11,8 @@ import { readSbomBytes, type SbomReading } from './read-sbom.js';
 /** Which thread read a document, when (epoch milliseconds) and with what young generation: what the lanes promise is checkable. */
 export interface ReadTrace {
   threadId: number;
-  /** The thread's young generation limit in MiB, when one was set (sbom-reader.ts). */
-  youngGenerationMb?: number;
+  /** The thread's young generation limit in MiB (V8's default unless sbom-reader.ts set one). */
+  youngGenerationMb: number;
   /** How far the thread's warm-up had got when it started this document. */
   warmedUp: { schemas: number; reads: number };
   startedAt: number;
@@ -68,14 +68,21 @@ export function warmUpDocument(count: number, seed: number): Buffer {
 // generation for it (sbom-reader.ts), which otherwise takes the first few uploads: ~150 ms,
 // not ~65, for each of the first four of 10,000 components (bench).
 function warmUp(step: number): void {
-  if (step < plan.schemas.length) {
-    const version = plan.schemas[step]!;
-    if (!isCycloneDxValidatorReady(version)) cycloneDxValidator(version);
-    warmedUp.schemas++;
-  } else if (step < plan.schemas.length + plan.reads) {
-    readSbomBytes(warmUpDocument(WARM_UP_COMPONENTS, step));
-    warmedUp.reads++;
-  } else return;
+  try {
+    if (step < plan.schemas.length) {
+      const version = plan.schemas[step]!;
+      if (!isCycloneDxValidatorReady(version)) cycloneDxValidator(version);
+      warmedUp.schemas++;
+    } else if (step < plan.schemas.length + plan.reads) {
+      readSbomBytes(warmUpDocument(WARM_UP_COMPONENTS, step));
+      warmedUp.reads++;
+    } else return;
+  } catch (error) {
+    // Thrown here it would end the thread (and, with no document in it, the server): the
+    // warm-up stops instead, and the thread reads documents as it would have anyway.
+    process.emitWarning(`the SBOM parse thread stopped warming up: ${error instanceof Error ? error.message : String(error)}`);
+    return;
+  }
   setImmediate(() => warmUp(step + 1));
 }
 if (!isMainThread) setImmediate(() => warmUp(0));
@@ -86,7 +93,7 @@ export default function readInWorker(bytes: Uint8Array | Uint8Array[]): WorkerAn
   const warmed = { ...warmedUp };
   const trace = () => ({
     threadId,
-    youngGenerationMb: resourceLimits.maxYoungGenerationSizeMb,
+    youngGenerationMb: resourceLimits.maxYoungGenerationSizeMb ?? 0,
     warmedUp: warmed,
     startedAt,
     endedAt: now(),

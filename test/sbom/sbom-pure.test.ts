@@ -7,7 +7,7 @@ import { detectFormat } from '../../src/sbom/detect-format.js';
 import { FAST_PATTERNS, withFastPatterns } from '../../src/sbom/fast-patterns.js';
 import { withSetEnums } from '../../src/sbom/large-enums.js';
 import { normaliseSpdx2 } from '../../src/sbom/normalise.js';
-import { findDuplicate } from '../../src/sbom/find-duplicate.js';
+import { distinctAtOneMember, findDuplicate } from '../../src/sbom/find-duplicate.js';
 import { withLinearUniqueItems } from '../../src/sbom/unique-items.js';
 import { cycloneDx16 } from './sbom-fixtures.js';
 
@@ -97,6 +97,22 @@ describe('findDuplicate (linear uniqueItems)', () => {
     // Not objects at all, or arrays: left to the hashes.
     assert.deepEqual(findDuplicate([...many(10, (i) => ({ ref: `r${i}` })), ['r1'], ['r1']]), { index: 11, firstIndex: 10 });
     assert.equal(findDuplicate(many(20, (i) => [`r${i}`])), null);
+  });
+
+  it('takes the shortcut only when one member proves every item different', () => {
+    const many = (n: number, make: (i: number) => unknown) => Array.from({ length: n }, (_, i) => make(i));
+    assert.equal(distinctAtOneMember(many(20, (i) => ({ type: 'library', ref: `r${i}` }))), true, 'the second member proves it');
+    assert.equal(distinctAtOneMember(many(20, (i) => ({ type: 'library', ref: `r${i % 19}` }))), false, 'a repeat');
+    assert.equal(distinctAtOneMember(many(20, (i) => ({ ref: i === 7 ? 7 : `r${i}` }))), false, 'a number there');
+    assert.equal(distinctAtOneMember(many(20, (i) => (i === 7 ? {} : { ref: `r${i}` }))), false, 'missing there');
+    // Names an object inherits read as functions, never as strings.
+    assert.equal(distinctAtOneMember(many(20, (i) => (i === 7 ? {} : { toString: `r${i}`, constructor: `c${i}` }))), false);
+    assert.equal(distinctAtOneMember(many(20, (i) => [`r${i}`])), false, 'arrays');
+    assert.equal(distinctAtOneMember([{ ref: 'a' }, 'a', { ref: 'b' }]), false, 'not all objects');
+    // Only the first few string members are tried.
+    const late = many(20, (i) => ({ a: 'x', b: 'x', c: 'x', d: 'x', ref: `r${i}` }));
+    assert.equal(distinctAtOneMember(late), false);
+    assert.equal(findDuplicate(late), null, 'the hashes still tell them apart');
   });
 
   it('moves uniqueItems to the linear keyword everywhere in a schema copy', () => {

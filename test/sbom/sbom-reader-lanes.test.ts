@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
+import { Piscina } from 'piscina';
+import { workerUrl } from '../../src/shared/worker-url.js';
 import {
   closeSbomReader,
   LARGE_DOCUMENT_BYTES,
@@ -11,7 +13,7 @@ import {
   SMALL_LANE_WARM_UP,
   warmUpSbomReader,
 } from '../../src/sbom/sbom-reader.js';
-import { WARM_UP_COMPONENTS, warmUpDocument } from '../../src/sbom/sbom-worker.js';
+import { WARM_UP_COMPONENTS, type WorkerAnswer, warmUpDocument } from '../../src/sbom/sbom-worker.js';
 import { readSbomBytes } from '../../src/sbom/read-sbom.js';
 import { cycloneDx16 } from './sbom-fixtures.js';
 
@@ -107,5 +109,34 @@ describe('SBOM reader lanes', () => {
       trace = t;
     });
     assert.deepEqual(trace!.warmedUp, { schemas: 0, reads: 0 });
+  });
+
+  it('stops a warm-up that fails, and the thread goes on reading documents', async () => {
+    // A version with no schema: compiling it throws inside the thread's warm-up.
+    const pool = new Piscina({
+      filename: workerUrl(new URL('../../src/sbom/sbom-reader.ts', import.meta.url).href, 'sbom-worker'),
+      atomics: 'disabled',
+      workerData: { warmUp: { schemas: ['0.9'], reads: 2 } },
+      maxThreads: 1,
+      minThreads: 1,
+    });
+    const errors: unknown[] = [];
+    pool.on('error', (error) => errors.push(error));
+    try {
+      const read = async () => {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        const bytes = Buffer.from(JSON.stringify(cycloneDx16(2)));
+        return (await pool.run([bytes], { transferList: [bytes.buffer as ArrayBuffer] })) as WorkerAnswer;
+      };
+      const first = await read();
+      const second = await read();
+      assert.ok(first.ok && second.ok);
+      assert.equal(first.reading.count, 2);
+      assert.deepEqual(second.trace.warmedUp, { schemas: 0, reads: 0 }, 'the reads after the failed step did not run');
+      assert.equal(second.trace.threadId, first.trace.threadId, 'the same thread, not a replacement');
+      assert.deepEqual(errors, []);
+    } finally {
+      await pool.destroy();
+    }
   });
 });
