@@ -5,7 +5,7 @@ import { isUnavailable, openDatabase } from './db/index.js';
 import { createRateLimitStore } from './http/rate-limit/index.js';
 import { createServices } from './services.js';
 import { resolveConsoleSecret } from './console/auth/secret-box.js';
-import { startWebhookWorkers } from './webhooks/workers.js';
+import { startWebhookWorkers, type WebhookWorkers } from './webhooks/workers.js';
 
 // Entry point: config → database → app → migrations → listen; SIGTERM/SIGINT close gracefully
 // (stop accepting, finish in-flight requests, close the database and rate-limit store).
@@ -42,7 +42,12 @@ async function main(): Promise<void> {
       app!.log.debug(obj, msg);
     },
   };
-  const webhookWorkers = startWebhookWorkers({ database, config: config.webhooks, consoleSecret, log: workerLog });
+  // They read tables the migrations create, so they start once the schema is there (on a fresh
+  // database the scheduler's first tick would otherwise fail with "no such table").
+  let webhookWorkers: WebhookWorkers | undefined;
+  const startWorkers = () => {
+    webhookWorkers = startWebhookWorkers({ database, config: config.webhooks, consoleSecret, log: workerLog });
+  };
   // One line when the database stops answering or writing (with the real cause), one when it is back.
   database.availability.onChange((change) => {
     if (change.available) app!.log.info('database available again');
@@ -61,7 +66,7 @@ async function main(): Promise<void> {
     const idleCloser = setInterval(() => app!.server.closeIdleConnections(), 50);
     try {
       // The workers stop claiming at once and record the sends in flight (each ends within its timeout).
-      await Promise.all([app!.close(), webhookWorkers.stop()]);
+      await Promise.all([app!.close(), webhookWorkers?.stop()]);
       clearInterval(idleCloser);
       await rateLimitStore.close();
       await database.close();
@@ -76,8 +81,12 @@ async function main(): Promise<void> {
 
   const migrations = migrationRunner(database, app.log);
   schemaReady = await migrations.attempt();
+  if (schemaReady) startWorkers();
   await app.listen({ port: config.port, host: config.host });
-  if (!schemaReady) schemaReady = await migrations.untilApplied(() => closing);
+  if (!schemaReady) {
+    schemaReady = await migrations.untilApplied(() => closing);
+    if (schemaReady && !closing) startWorkers();
+  }
 }
 
 main().catch((error: unknown) => {
