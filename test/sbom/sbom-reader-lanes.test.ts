@@ -125,8 +125,9 @@ describe('SBOM reader lanes', () => {
     try {
       const read = async () => {
         await new Promise((resolve) => setTimeout(resolve, 500));
-        const bytes = Buffer.from(JSON.stringify(cycloneDx16(2)));
-        return (await pool.run([bytes], { transferList: [bytes.buffer as ArrayBuffer] })) as WorkerAnswer;
+        // A copy on memory of its own: a small Buffer is a slice of Node's shared pool, which cannot move.
+        const bytes = new Uint8Array(Buffer.from(JSON.stringify(cycloneDx16(2))));
+        return (await pool.run([bytes], { transferList: [bytes.buffer] })) as WorkerAnswer;
       };
       const first = await read();
       const second = await read();
