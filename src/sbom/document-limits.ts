@@ -48,6 +48,18 @@ function findViolation(document: unknown, mayHoldUnstorable: boolean, paths: str
     if (value === null || typeof value !== 'object') continue;
     if (depth >= MAX_DEPTH) return fail(path, `nests deeper than ${MAX_DEPTH} levels of objects and arrays`);
     const isArray = Array.isArray(value);
+    if (paths === null && !isArray) {
+      // Without paths the order does not matter: for-in visits the keys without building an
+      // array of them (Object.keys built one per object, ~3 MB for 10,000 components).
+      for (const key in value) {
+        if (mayHoldUnstorable && unstorable(key)) return true;
+        const item: unknown = (value as Record<string, unknown>)[key];
+        if (item === null || (typeof item !== 'object' && !(mayHoldUnstorable && typeof item === 'string'))) continue;
+        values.push(item);
+        depths.push(depth + 1);
+      }
+      continue;
+    }
     const keys = isArray ? null : Object.keys(value);
     const length = isArray ? value.length : keys!.length;
     for (let i = length - 1; i >= 0; i--) {

@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { AppError } from '../errors.js';
 import type { SbomReading } from './read-sbom.js';
-import type { ReadTrace, WarmUpPlan, WorkerAnswer } from './sbom-worker.js';
+import type { ReadTrace, ThreadPlan, WarmUpPlan, WorkerAnswer } from './sbom-worker.js';
 import { workerUrl } from '../shared/worker-url.js';
 
 export type { ReadTrace };
@@ -39,6 +39,14 @@ export const SMALL_LANE_YOUNG_GENERATION_MB = 96;
  */
 export const SMALL_LANE_WARM_UP: WarmUpPlan = { schemas: ['1.6'], reads: 8 };
 
+/**
+ * A thread joins the chunks of documents up to this many bytes in memory it keeps between
+ * documents (join-buffer.ts): the small lane's whole range, and on the large lane the default
+ * body limit (SBOM_MAX_BYTES) with room to spare. Kept memory is already resident, so it adds
+ * nothing to the peak of a reading that needs it anyway; it is given back when the thread idles.
+ */
+export const KEEP_JOINED_UP_TO: Record<'small' | 'large', number> = { small: LARGE_DOCUMENT_BYTES, large: 64 * 1024 * 1024 };
+
 type Lane = 'small' | 'large';
 
 const pools: Partial<Record<Lane, Piscina>> = {};
@@ -49,12 +57,12 @@ function thePool(lane: Lane, keepWarm = false): Piscina {
   const threads = lane === 'small' ? Math.max(1, availableParallelism()) : 1;
   let pool = pools[lane];
   if (!pool) {
-    const warmUp = keepWarm && lane === 'small' ? SMALL_LANE_WARM_UP : null;
+    const plan: ThreadPlan = { warmUp: keepWarm && lane === 'small' ? SMALL_LANE_WARM_UP : null, keepJoinedUpTo: KEEP_JOINED_UP_TO[lane] };
     pool = new Piscina({
       // A thread's event loop runs between documents (piscina's default makes it sleep in
       // Atomics.wait, where its warm-up would never get a turn).
       atomics: 'disabled',
-      workerData: { warmUp },
+      workerData: plan,
       filename: workerUrl(import.meta.url, 'sbom-worker'),
       maxThreads: threads,
       minThreads: keepWarm ? threads : 0,

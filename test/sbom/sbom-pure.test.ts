@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
 import type { AppError } from '../../src/errors.js';
-import { validateCycloneDx } from '../../src/sbom/cyclonedx-validator.js';
+import { cycloneDxValidator, validateCycloneDx, withoutCallContexts } from '../../src/sbom/cyclonedx-validator.js';
 import { detectFormat } from '../../src/sbom/detect-format.js';
 import { FAST_PATTERNS, withFastPatterns } from '../../src/sbom/fast-patterns.js';
 import { withSetEnums } from '../../src/sbom/large-enums.js';
@@ -199,6 +199,40 @@ describe('fast patterns (a plain function instead of a RegExp)', () => {
     (doc.components[2] as any).hashes = [{ alg: 'SHA-1', content: 'f'.repeat(40) }];
     const [hex] = [...FAST_PATTERNS.keys()];
     assert.deepEqual(validateCycloneDx('1.6', doc), [{ path: '/components/1/hashes/0/content', message: `must match pattern "${hex}"` }]);
+  });
+});
+
+describe('the fast validator passes no call contexts', () => {
+  it('drops the context argument of calls, never an error object', () => {
+    // As ajv writes them (ajv 8): a subschema call, a custom keyword call, a key in the path, an error.
+    const code = [
+      'if(!(validate12(data[i0], {instancePath:instancePath+"/components/" + i0,parentData:data,parentDataProperty:i0,rootData}))){}',
+      'valid3 = keyword0.call(self, data1, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData});',
+      'validate0(data27[key0], {instancePath:instancePath+"/definitions/" + key0.replace(/~/g, "~0").replace(/\\//g, "~1"),parentData:data27,parentDataProperty:key0,rootData})',
+      'validate24.errors = [{instancePath:instancePath+"/bom-ref",schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"x"}];',
+      'const err0 = {instancePath:instancePath+"/" + i0,schemaPath:"#/oneOf/0/items/required",keyword:"required",params:{missingProperty: missing0}};',
+    ];
+    const rewritten = withoutCallContexts(code.join('\n')).split('\n');
+    assert.equal(rewritten[0], 'if(!(validate12(data[i0], undefined))){}');
+    assert.equal(rewritten[1], 'valid3 = keyword0.call(self, data1, undefined);');
+    assert.equal(rewritten[2], 'validate0(data27[key0], undefined)');
+    assert.deepEqual(rewritten.slice(3), code.slice(3), 'error objects are left as they are');
+  });
+
+  it('gives the same verdicts, and the detailed validator still names the place', () => {
+    const doc = cycloneDx16(3);
+    (doc.components[2] as any).licenses = [{ license: { id: 'MIT', name: 'MIT' } }];
+    const fast = cycloneDxValidator('1.6', 'fast');
+    const detailed = cycloneDxValidator('1.6', 'detailed');
+    assert.equal(fast(cycloneDx16(3)), true);
+    assert.equal(fast(doc), false);
+    assert.equal(detailed(doc), false);
+    // The fast one's errors carry no path (their contexts were never built); nobody reads them.
+    assert.ok(
+      fast.errors!.every((e) => !e.instancePath.startsWith('/components')),
+      JSON.stringify(fast.errors),
+    );
+    assert.ok(validateCycloneDx('1.6', doc).some((d) => d.path.startsWith('/components/2/licenses/0')));
   });
 });
 
