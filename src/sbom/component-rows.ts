@@ -14,7 +14,9 @@ const SEP = '\u0000';
 
 export function componentText(c: NormalisedComponent): string {
   const licenses = c.licenses.length > 0 ? JSON.stringify(c.licenses) : '';
-  return `${c.name}${SEP}${c.version ?? ''}${SEP}${c.purl ?? ''}${SEP}${c.type ?? ''}${SEP}${licenses}${SEP}${c.ref ?? ''}`;
+  // join builds the text flat in one go; a template literal built a rope of ten pieces, which
+  // hashing and encoding then flattened into an eleventh (~2.5 MB more per 10,000 components).
+  return [c.name, c.version ?? '', c.purl ?? '', c.type ?? '', licenses, c.ref ?? ''].join(SEP);
 }
 
 /** The same text from stored columns (the migration reads rows, not documents). */
@@ -26,12 +28,26 @@ const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345678
 
 /** 128 bits of SHA-256, base64url (22 characters): no collision in any realistic portfolio. */
 export function componentKey(text: string): string {
-  // Called once per component of every upload, so it takes the cheapest path: the one-shot
-  // hash straight to base64url (no Buffer in between). The first 21 characters of the whole
-  // digest's base64url are those of its first 16 bytes; the 22nd holds the last 2 bits of byte
-  // 16 and, in the whole digest, 4 bits of byte 17, which are masked off.
   const whole = hash('sha256', text, 'base64url');
-  return whole.slice(0, 21) + BASE64URL[BASE64URL.indexOf(whole[21]!) & 0b110000];
+  return whole.slice(0, 21) + lastKeyCharacter(whole);
+}
+
+/**
+ * componentKey(text), written as ASCII at `at` of `target` (the parse worker's key column):
+ * the same key without the two strings in between.
+ */
+export function writeComponentKey(text: string, target: Buffer, at: number): void {
+  const whole = hash('sha256', text, 'base64url');
+  target.write(whole, at, 21, 'latin1');
+  target[at + 21] = lastKeyCharacter(whole).charCodeAt(0);
+}
+
+// Called once per component of every upload, so it takes the cheapest path: the one-shot hash
+// straight to base64url (no Buffer in between). The first 21 characters of the whole digest's
+// base64url are those of its first 16 bytes; the 22nd holds the last 2 bits of byte 16 and, in
+// the whole digest, 4 bits of byte 17, which are masked off.
+function lastKeyCharacter(whole: string): string {
+  return BASE64URL[BASE64URL.indexOf(whole[21]!) & 0b110000]!;
 }
 
 export const KEY_LENGTH = 22;

@@ -10,6 +10,7 @@ import { componentsRepo } from './components.repo.js';
 import { readSbom } from './sbom-reader.js';
 import { sbomRepo, type StoredRevision } from './sbom.repo.js';
 import { storeComponents } from './store-components.js';
+import { KnownComponents } from './known-components.js';
 import type { SbomIngested } from './sbom.schemas.js';
 
 export interface IngestRequest {
@@ -44,12 +45,17 @@ function view(product: ProductRow, stored: StoredRevision): SbomIngested {
   };
 }
 
+/** Component ids remembered between uploads (known-components.ts): ~20 MB at most. */
+export const KNOWN_COMPONENTS = 200_000;
+
 export function createSbomIngestService(
   database: Database,
   orgs: { requireOrg(slug: string): Promise<{ id: string }> },
   products: { requireProduct(orgId: string, sku: string): Promise<ProductRow> },
   clock: Clock = systemClock,
 ) {
+  const knownComponents = new KnownComponents(KNOWN_COMPONENTS);
+
   async function existing(product: ProductRow, digest: string): Promise<IngestResult | null> {
     const stored = await sbomRepo.findByDigest(database.db, product.id, digest);
     return stored ? { created: false, revision: stored.revision, sbom: view(product, stored) } : null;
@@ -73,7 +79,7 @@ export function createSbomIngestService(
       const reading = await readSbom(request.bytes);
       const { detected } = reading;
       const releaseVersion = reading.releaseVersion ?? product.firmware_version ?? 'unversioned';
-      const componentIds = await storeComponents(database, product.org_id, reading);
+      const componentIds = await storeComponents(database, product.org_id, reading, knownComponents);
       const at = iso(clock());
       const sbomId = randomUUID();
       const count = reading.count;

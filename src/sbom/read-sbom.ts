@@ -1,5 +1,5 @@
 import { AppError, type ErrorDetail } from '../errors.js';
-import { componentKey, componentText, KEY_LENGTH } from './component-rows.js';
+import { componentText, KEY_LENGTH, writeComponentKey } from './component-rows.js';
 import { validateCycloneDx } from './cyclonedx-validator.js';
 import { detectFormat, type DetectedFormat } from './detect-format.js';
 import { jsonBytesMayHoldUnstorable } from '../shared/storable-text.js';
@@ -84,7 +84,7 @@ export function readSbomBytes(bytes: Uint8Array | readonly Uint8Array[]): SbomRe
   for (let i = 0; i < count; i++) {
     const text = componentText(normalised.components[i]!);
     parts[i] = text;
-    keyBytes.write(componentKey(text), i * KEY_STRIDE, 'latin1');
+    writeComponentKey(text, keyBytes, i * KEY_STRIDE);
     offsets[i] = at;
     at += Buffer.byteLength(text);
   }

@@ -2,6 +2,7 @@ import type { Database } from '../db/index.js';
 import { isUniqueViolation } from '../db/index.js';
 import { componentFields } from './component-rows.js';
 import { componentsRepo, KEY_LOOKUP_CHUNK } from './components.repo.js';
+import type { KnownComponents } from './known-components.js';
 import { keysBetween, type SbomReading, textAt } from './read-sbom.js';
 
 /** New components per transaction: ~10 ms of SQLite work, so the event loop is never held longer. */
@@ -15,37 +16,53 @@ const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
  * the event loop between them, and outside the revision's transaction: a stored component is
  * immutable and only referenced once that transaction commits, so a crash in between leaves
  * at most unreferenced components, which the next upload listing them reuses.
- * Components already stored (nearly all, from the second revision of a product on) cost one
- * lookup per KEY_LOOKUP_CHUNK of them and no string each.
+ * Components `known` remembers (nearly all, from the second revision of a product on) cost
+ * nothing; the others one lookup per KEY_LOOKUP_CHUNK of them. The ids are remembered once
+ * all are committed.
  */
-export async function storeComponents(database: Database, orgId: string, reading: SbomReading): Promise<Float64Array> {
+export async function storeComponents(
+  database: Database,
+  orgId: string,
+  reading: SbomReading,
+  known: KnownComponents,
+): Promise<Float64Array> {
   const ids = new Float64Array(reading.count); // 0: not stored (ids start at 1)
-  for (let from = 0; from < reading.count; from += KEY_LOOKUP_CHUNK) {
-    const to = Math.min(reading.count, from + KEY_LOOKUP_CHUNK);
-    await componentsRepo.findKeys(database.db, database.dialect, orgId, keysBetween(reading, from, to), ids, from);
-    await turn();
-  }
+  const keys = reading.count > 0 ? keysBetween(reading, 0, reading.count).split(',') : [];
+  if (known.find(orgId, keys, ids) < reading.count) await lookUp(database, orgId, keys, ids);
   // Each new component once, at its first position in the document.
   const firstIndex = new Map<string, number>();
   for (let i = 0; i < reading.count; i++) {
-    if (ids[i] !== 0) continue;
-    const key = keysBetween(reading, i, i + 1);
-    if (!firstIndex.has(key)) firstIndex.set(key, i);
+    if (ids[i] === 0 && !firstIndex.has(keys[i]!)) firstIndex.set(keys[i]!, i);
   }
-  if (firstIndex.size === 0) return ids;
-  const missing = [...firstIndex];
-  const newIds = new Map<string, number>();
-  for (let i = 0; i < missing.length; i += INSERT_SLICE) {
-    await insertSlice(database, orgId, reading, missing.slice(i, i + INSERT_SLICE), newIds);
+  if (firstIndex.size > 0) {
+    const missing = [...firstIndex];
+    const newIds = new Map<string, number>();
+    for (let i = 0; i < missing.length; i += INSERT_SLICE) {
+      await insertSlice(database, orgId, reading, missing.slice(i, i + INSERT_SLICE), newIds);
+      await turn();
+    }
+    for (let i = 0; i < reading.count; i++) {
+      if (ids[i] !== 0) continue;
+      const id = newIds.get(keys[i]!);
+      if (id === undefined) throw new Error(`component ${i} of the document was neither found nor stored`);
+      ids[i] = id;
+    }
+  }
+  known.remember(orgId, keys, ids);
+  return ids;
+}
+
+/** Sets the ids of the stored components among those whose id is 0 yet, KEY_LOOKUP_CHUNK keys per lookup. */
+async function lookUp(database: Database, orgId: string, keys: readonly string[], ids: Float64Array): Promise<void> {
+  const unknown: number[] = [];
+  for (let i = 0; i < keys.length; i++) if (ids[i] === 0) unknown.push(i);
+  for (let from = 0; from < unknown.length; from += KEY_LOOKUP_CHUNK) {
+    const positions = unknown.slice(from, from + KEY_LOOKUP_CHUNK);
+    const found = new Float64Array(positions.length);
+    await componentsRepo.findKeys(database.db, database.dialect, orgId, positions.map((i) => keys[i]).join(','), found);
+    for (let p = 0; p < positions.length; p++) if (found[p] !== 0) ids[positions[p]!] = found[p]!;
     await turn();
   }
-  for (let i = 0; i < reading.count; i++) {
-    if (ids[i] !== 0) continue;
-    const id = newIds.get(keysBetween(reading, i, i + 1));
-    if (id === undefined) throw new Error(`component ${i} of the document was neither found nor stored`);
-    ids[i] = id;
-  }
-  return ids;
 }
 
 async function insertSlice(

@@ -50,4 +50,73 @@ describe('storing a revision’s components across lookup chunks', () => {
       .executeTakeFirstOrThrow();
     assert.equal(Number(distinct.n), known + KEY_LOOKUP_CHUNK, 'each distinct component stored once');
   });
+
+  it('remembers the ids it stored or found: a revision of known components needs no lookup, a changed one looks up only what changed', async () => {
+    const h = await buildHarness(teardown);
+    const acme = await h.tenant('acme', ['products:write']);
+    const globex = await h.tenant('globex', ['products:write']);
+    await h.products.addProduct('acme', 'GW-1', { name: 'gateway' });
+    await h.products.addProduct('globex', 'GW-1', { name: 'gateway' });
+    const lookups: number[] = [];
+    const findKeys = componentsRepo.findKeys;
+    componentsRepo.findKeys = (db, dialect, orgId, keys, into, offset) => {
+      lookups.push(keys === '' ? 0 : keys.split(',').length);
+      return findKeys(db, dialect, orgId, keys, into, offset);
+    };
+    try {
+      const ingest = (orgId: string, doc: unknown) =>
+        h.sbom.ingestSbom({ orgId, sku: 'GW-1', bytes: Buffer.from(JSON.stringify(doc)), actor: 'test' });
+      const doc = cycloneDx16(3_000);
+      const first = await ingest(acme.orgId, doc);
+      assert.ok(lookups.length > 0, 'the first upload looks its components up');
+
+      lookups.length = 0;
+      const again = await ingest(acme.orgId, { ...doc, serialNumber: 'urn:uuid:6f1c3b9e-0d2a-4c47-9d7e-1a2b3c4d5e6f' });
+      assert.deepEqual(lookups, [], 'a revision of known components looks nothing up');
+
+      lookups.length = 0;
+      const changed = { ...doc, serialNumber: 'urn:uuid:7a2d4c0f-1e3b-4d58-8e8f-2b3c4d5e6f70', components: doc.components.slice() };
+      changed.components[1_500] = { ...changed.components[1_500], version: '9.9.9' };
+      const third = await ingest(acme.orgId, changed);
+      assert.ok(lookups.length > 0 && lookups.every((n) => n === 1), `only the changed component is looked up: ${lookups}`);
+
+      // Another organisation listing the same components gets rows of its own.
+      const theirs = await ingest(globex.orgId, doc);
+      const ofRevision = (orgId: string, sbomId: string) => componentsRepo.ofRevision(h.database.db, orgId, sbomId);
+      const [mine, mineAgain, mineChanged, their] = await Promise.all([
+        ofRevision(acme.orgId, first.sbom.sbom_id),
+        ofRevision(acme.orgId, again.sbom.sbom_id),
+        ofRevision(acme.orgId, third.sbom.sbom_id),
+        ofRevision(globex.orgId, theirs.sbom.sbom_id),
+      ]);
+      assert.deepEqual(mineAgain, mine);
+      assert.equal(mineChanged[1_500]!.version, '9.9.9');
+      assert.deepEqual(
+        mineChanged.filter((_, i) => i !== 1_500),
+        mine.filter((_, i) => i !== 1_500),
+      );
+      assert.deepEqual(
+        their.map((c) => [c.name, c.version]),
+        mine.map((c) => [c.name, c.version]),
+      );
+      const acmeIds = new Set(mine.map((c) => c.id));
+      assert.ok(
+        their.every((c) => !acmeIds.has(c.id)),
+        'no id of the other organisation',
+      );
+      const owners = await h.database.db
+        .selectFrom('components')
+        .select('org_id')
+        .distinct()
+        .where(
+          'id',
+          'in',
+          their.map((c) => c.id),
+        )
+        .execute();
+      assert.deepEqual(owners, [{ org_id: globex.orgId }]);
+    } finally {
+      componentsRepo.findKeys = findKeys;
+    }
+  });
 });

@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { KnownComponents } from '../../src/sbom/known-components.js';
+
+const idsOf = (...values: number[]) => Float64Array.from(values);
+
+describe('KnownComponents (component ids remembered between uploads)', () => {
+  it('finds what it remembered for the organisation, and nothing of another', () => {
+    const known = new KnownComponents(100);
+    known.remember('org-a', ['k1', 'k2', 'k3'], idsOf(11, 0, 13));
+    const ids = new Float64Array(4);
+    assert.equal(known.find('org-a', ['k3', 'k2', 'k1', 'k9'], ids), 2);
+    assert.deepEqual([...ids], [13, 0, 11, 0], 'an id of 0 (not stored) is not remembered');
+    const theirs = new Float64Array(3);
+    assert.equal(known.find('org-b', ['k1', 'k2', 'k3'], theirs), 0);
+    assert.deepEqual([...theirs], [0, 0, 0]);
+    assert.equal(known.size, 2);
+  });
+
+  it('forgets the organisations used least recently first, and stays within its bound', () => {
+    const known = new KnownComponents(5);
+    known.remember('a', ['a1', 'a2'], idsOf(1, 2));
+    known.remember('b', ['b1', 'b2'], idsOf(3, 4));
+    known.find('a', ['a1'], new Float64Array(1)); // a is now the most recent
+    known.remember('c', ['c1', 'c2'], idsOf(5, 6));
+    assert.equal(known.size, 4);
+    assert.equal(known.find('b', ['b1', 'b2'], new Float64Array(2)), 0, 'b went');
+    assert.equal(known.find('a', ['a1', 'a2'], new Float64Array(2)), 2);
+    assert.equal(known.find('c', ['c1', 'c2'], new Float64Array(2)), 2);
+  });
+
+  it('keeps only the latest document of an organisation that alone outgrows the bound', () => {
+    const known = new KnownComponents(4);
+    known.remember('a', ['x1', 'x2', 'x3'], idsOf(1, 2, 3));
+    known.remember('a', ['y1', 'y2', 'y3'], idsOf(4, 5, 6));
+    assert.equal(known.size, 3);
+    assert.equal(known.find('a', ['x1', 'x2', 'x3'], new Float64Array(3)), 0);
+    assert.equal(known.find('a', ['y1', 'y2', 'y3'], new Float64Array(3)), 3);
+    known.remember('a', ['z1', 'z2', 'z3', 'z4', 'z5'], idsOf(7, 8, 9, 10, 11));
+    assert.equal(known.size, 3, 'a document larger than the bound is not remembered');
+  });
+});
