@@ -38,7 +38,8 @@ async function main(): Promise<void> {
   const workerLog = {
     warn(obj: { err?: unknown }, msg: string) {
       if (!isUnavailable(obj.err)) return app!.log.warn(obj, msg);
-      if (schemaReady) database.availability.failed(obj.err);
+      // (The workers run only once the schema is there, so this is an outage, not a start.)
+      database.availability.failed(obj.err);
       app!.log.debug(obj, msg);
     },
   };

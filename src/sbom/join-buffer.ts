@@ -7,7 +7,7 @@
  * a 3.6 MiB document of 10,000 components and ~100 ms for one of 100,000. Memory kept from the
  * document before is already there. It is given back after `idleMs` without a document, so a
  * quiet server does not hold it; documents larger than `keepUpTo` are joined in fresh memory
- * that goes with them.
+ * that goes with them, and the kept memory is given back first.
  */
 export class JoinBuffer {
   #memory: Buffer | null = null;
@@ -34,7 +34,12 @@ export class JoinBuffer {
     }
     let total = 0;
     for (const chunk of chunks) total += chunk.byteLength;
-    if (total > this.keepUpTo) return Buffer.concat(chunks, total);
+    if (total > this.keepUpTo) {
+      // Joined in memory that goes with it; what is kept is given back first, so the reading
+      // of the largest documents, whose peak is the bound that matters, holds no more than before.
+      this.release();
+      return Buffer.concat(chunks, total);
+    }
     if (this.#memory === null || this.#memory.byteLength < total) {
       // Grown by doubling (up to the limit), so documents of slowly growing size do not each
       // allocate anew; allocUnsafeSlow, so the memory is its own and not a slice of the pool.

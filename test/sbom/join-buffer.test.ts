@@ -32,7 +32,9 @@ describe('JoinBuffer (a parse thread joins chunks in memory it keeps)', () => {
     assert.equal(joiner.keptBytes, 100, 'doubling stops at the limit');
     const large = joiner.join(chunksOf('w'.repeat(150), 8));
     assert.equal(large.toString(), 'w'.repeat(150));
-    assert.equal(joiner.keptBytes, 100, 'the larger document is not kept');
+    assert.equal(joiner.keptBytes, 0, 'the larger document is not kept, and what was kept is given back');
+    joiner.join(chunksOf('v'.repeat(20), 8));
+    assert.equal(joiner.keptBytes, 20, 'kept again from the next one that fits');
     joiner.release();
   });
 
