@@ -12,8 +12,7 @@
  * organisation is another row with another id.
  *
  * Bounded: at most `maxEntries` keys in all (~100 bytes each). Past it, the organisations used
- * least recently are forgotten first; an organisation that alone outgrows it keeps only the
- * keys of its latest document.
+ * least recently are forgotten first; an organisation that alone outgrows it starts over.
  */
 export class KnownComponents {
   // Least recently used first: an organisation is moved to the end on each use.
@@ -27,12 +26,12 @@ export class KnownComponents {
     return this.#entries;
   }
 
-  /** Sets `ids[i]` for each of `keys` remembered for the organisation; returns how many. */
-  find(orgId: string, keys: readonly string[], ids: Float64Array): number {
+  /** Sets `ids[i]` for each of `keys[from..to)` remembered for the organisation; returns how many. */
+  find(orgId: string, keys: readonly string[], ids: Float64Array, from = 0, to = keys.length): number {
     const known = this.#touch(orgId);
     if (!known) return 0;
     let found = 0;
-    for (let i = 0; i < keys.length; i++) {
+    for (let i = from; i < to; i++) {
       const id = known.get(keys[i]!);
       if (id !== undefined) {
         ids[i] = id;
@@ -42,30 +41,33 @@ export class KnownComponents {
     return found;
   }
 
-  /** Remembers the committed ids of `keys` (ids[i] for keys[i]; 0 is not an id and is skipped). */
-  remember(orgId: string, keys: readonly string[], ids: Float64Array): void {
-    if (keys.length > this.maxEntries) return;
+  /**
+   * Remembers the committed ids of `keys[from..to)` (ids[i] for keys[i]; 0 is not an id and is
+   * skipped). A caller with many keys remembers them a slice at a time.
+   */
+  remember(orgId: string, keys: readonly string[], ids: Float64Array, from = 0, to = keys.length): void {
     let known = this.#touch(orgId);
     if (!known) {
       known = new Map();
       this.#orgs.set(orgId, known);
     }
-    this.#add(known, keys, ids);
+    this.#add(known, keys, ids, from, to);
     // The least recently used organisations go first; this one is the most recent.
     for (const [other, theirs] of this.#orgs) {
       if (this.#entries <= this.maxEntries || other === orgId) break;
       this.#orgs.delete(other);
       this.#entries -= theirs.size;
     }
+    // Alone over the bound: it starts over with this slice, or with nothing if even that is too many.
     if (this.#entries > this.maxEntries) {
       this.#entries -= known.size;
       known.clear();
-      this.#add(known, keys, ids);
+      if (to - from <= this.maxEntries) this.#add(known, keys, ids, from, to);
     }
   }
 
-  #add(known: Map<string, number>, keys: readonly string[], ids: Float64Array): void {
-    for (let i = 0; i < keys.length; i++) {
+  #add(known: Map<string, number>, keys: readonly string[], ids: Float64Array, from: number, to: number): void {
+    for (let i = from; i < to; i++) {
       const id = ids[i]!;
       if (id === 0 || known.has(keys[i]!)) continue;
       known.set(keys[i]!, id);

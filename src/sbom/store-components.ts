@@ -8,6 +8,9 @@ import { keysBetween, type SbomReading, textAt } from './read-sbom.js';
 /** New components per transaction: ~10 ms of SQLite work, so the event loop is never held longer. */
 const INSERT_SLICE = 2_000;
 
+/** Keys split, looked up in memory or remembered per turn of the event loop. */
+const KEY_SLICE = 10_000;
+
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
@@ -27,8 +30,17 @@ export async function storeComponents(
   known: KnownComponents,
 ): Promise<Float64Array> {
   const ids = new Float64Array(reading.count); // 0: not stored (ids start at 1)
-  const keys = reading.count > 0 ? keysBetween(reading, 0, reading.count).split(',') : [];
-  if (known.find(orgId, keys, ids) < reading.count) await lookUp(database, orgId, keys, ids);
+  // A slice at a time, with a turn of the event loop between slices (~2–5 ms each).
+  const keys: string[] = new Array(reading.count);
+  let found = 0;
+  for (let from = 0; from < reading.count; from += KEY_SLICE) {
+    const to = Math.min(reading.count, from + KEY_SLICE);
+    const slice = keysBetween(reading, from, to).split(',');
+    for (let p = 0; p < slice.length; p++) keys[from + p] = slice[p]!;
+    found += known.find(orgId, keys, ids, from, to);
+    await turn();
+  }
+  if (found < reading.count) await lookUp(database, orgId, keys, ids);
   // Each new component once, at its first position in the document.
   const firstIndex = new Map<string, number>();
   for (let i = 0; i < reading.count; i++) {
@@ -48,7 +60,10 @@ export async function storeComponents(
       ids[i] = id;
     }
   }
-  known.remember(orgId, keys, ids);
+  for (let from = 0; from < reading.count; from += KEY_SLICE) {
+    known.remember(orgId, keys, ids, from, Math.min(reading.count, from + KEY_SLICE));
+    await turn();
+  }
   return ids;
 }
 

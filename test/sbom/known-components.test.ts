@@ -29,7 +29,7 @@ describe('KnownComponents (component ids remembered between uploads)', () => {
     assert.equal(known.find('c', ['c1', 'c2'], new Float64Array(2)), 2);
   });
 
-  it('keeps only the latest document of an organisation that alone outgrows the bound', () => {
+  it('starts over for an organisation that alone outgrows the bound, and remembers in slices', () => {
     const known = new KnownComponents(4);
     known.remember('a', ['x1', 'x2', 'x3'], idsOf(1, 2, 3));
     known.remember('a', ['y1', 'y2', 'y3'], idsOf(4, 5, 6));
@@ -37,6 +37,12 @@ describe('KnownComponents (component ids remembered between uploads)', () => {
     assert.equal(known.find('a', ['x1', 'x2', 'x3'], new Float64Array(3)), 0);
     assert.equal(known.find('a', ['y1', 'y2', 'y3'], new Float64Array(3)), 3);
     known.remember('a', ['z1', 'z2', 'z3', 'z4', 'z5'], idsOf(7, 8, 9, 10, 11));
-    assert.equal(known.size, 3, 'a document larger than the bound is not remembered');
+    assert.equal(known.size, 0, 'a slice larger than the bound is not remembered');
+    const keys = ['s1', 's2', 's3', 's4'];
+    known.remember('b', keys, idsOf(21, 22, 23, 24), 0, 2);
+    known.remember('b', keys, idsOf(21, 22, 23, 24), 2, 4);
+    const ids = new Float64Array(4);
+    assert.equal(known.find('b', keys, ids, 1, 3), 2, 'only the range asked');
+    assert.deepEqual([...ids], [0, 22, 23, 0]);
   });
 });
