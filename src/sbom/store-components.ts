@@ -32,12 +32,13 @@ export async function storeComponents(
   const ids = new Float64Array(reading.count); // 0: not stored (ids start at 1)
   // A slice at a time, with a turn of the event loop between slices (~2–5 ms each).
   const keys: string[] = new Array(reading.count);
+  const remembered = known.covers(reading.count);
   let found = 0;
   for (let from = 0; from < reading.count; from += KEY_SLICE) {
     const to = Math.min(reading.count, from + KEY_SLICE);
     const slice = keysBetween(reading, from, to).split(',');
     for (let p = 0; p < slice.length; p++) keys[from + p] = slice[p]!;
-    found += known.find(orgId, keys, ids, from, to);
+    if (remembered) found += known.find(orgId, keys, ids, from, to);
     await turn();
   }
   if (found < reading.count) await lookUp(database, orgId, keys, ids);
@@ -60,7 +61,7 @@ export async function storeComponents(
       ids[i] = id;
     }
   }
-  for (let from = 0; from < reading.count; from += KEY_SLICE) {
+  for (let from = 0; remembered && from < reading.count; from += KEY_SLICE) {
     known.remember(orgId, keys, ids, from, Math.min(reading.count, from + KEY_SLICE));
     await turn();
   }

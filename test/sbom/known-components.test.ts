@@ -45,4 +45,11 @@ describe('KnownComponents (component ids remembered between uploads)', () => {
     assert.equal(known.find('b', keys, ids, 1, 3), 2, 'only the range asked');
     assert.deepEqual([...ids], [0, 22, 23, 0]);
   });
+
+  it('covers documents up to its size per document', () => {
+    const known = new KnownComponents(100, 10);
+    assert.equal(known.covers(10), true);
+    assert.equal(known.covers(11), false);
+    assert.equal(new KnownComponents(100).covers(100), true);
+  });
 });
