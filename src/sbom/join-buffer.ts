@@ -13,9 +13,14 @@ export class JoinBuffer {
   #memory: Buffer | null = null;
   #idle: NodeJS.Timeout | null = null;
 
+  /**
+   * @param onRelease runs when kept memory is let go. Kept memory lives in the old generation,
+   *   so only a full collection frees it: the parse thread runs one here (sbom-worker.ts).
+   */
   constructor(
     private readonly keepUpTo: number,
     private readonly idleMs: number,
+    private readonly onRelease: () => void = () => {},
   ) {}
 
   /** Bytes kept now (0 once given back). */
@@ -24,8 +29,9 @@ export class JoinBuffer {
   }
 
   /**
-   * The chunks as one buffer. A lone chunk is returned as it is; otherwise the result is a view
-   * of the kept memory, valid until the next call: the caller must be done with it by then.
+   * The chunks as one buffer. A lone chunk is returned as it is; a document over `keepUpTo` is
+   * joined in fresh memory; otherwise the result is a view of the kept memory, valid until the
+   * next call: the caller must be done with it by then.
    */
   join(chunks: readonly Uint8Array[]): Buffer {
     if (chunks.length === 1) {
@@ -35,8 +41,9 @@ export class JoinBuffer {
     let total = 0;
     for (const chunk of chunks) total += chunk.byteLength;
     if (total > this.keepUpTo) {
-      // Joined in memory that goes with it; what is kept is given back first, so the reading
-      // of the largest documents, whose peak is the bound that matters, holds no more than before.
+      // Joined in memory that goes with it; what is kept is let go (and collected) first, so
+      // the reading of the largest documents, whose peak is the bound that matters, does not
+      // carry it.
       this.release();
       return Buffer.concat(chunks, total);
     }
@@ -56,11 +63,13 @@ export class JoinBuffer {
     return this.#memory.subarray(0, total);
   }
 
-  /** Gives the memory back now. */
+  /** Lets the kept memory go now. */
   release(): void {
+    const held = this.#memory !== null;
     this.#memory = null;
     if (this.#idle) clearTimeout(this.#idle);
     this.#idle = null;
+    if (held) this.onRelease();
   }
 
   #releaseWhenIdle(): void {

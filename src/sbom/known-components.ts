@@ -85,7 +85,7 @@ export class KnownComponents {
     for (let i = from; i < to; i++) {
       const id = ids[i]!;
       if (id === 0 || known.has(keys[i]!)) continue;
-      known.set(keys[i]!, id);
+      known.set(ownCopy(keys[i]!), id);
       this.#entries++;
     }
   }
@@ -98,4 +98,13 @@ export class KnownComponents {
     }
     return known;
   }
+}
+
+/**
+ * The key as a string of its own. A key split from a list of keys is, in V8, a slice that keeps
+ * the whole list alive (~230 KB for 10,000 keys): remembered as it is, each of a revision's few
+ * new keys would pin its list. Keys are base64url, so Latin-1 carries them exactly.
+ */
+function ownCopy(key: string): string {
+  return Buffer.from(key, 'latin1').toString('latin1');
 }

@@ -53,7 +53,7 @@ const told = (workerData ?? {}) as Partial<ThreadPlan>;
 const plan: WarmUpPlan = told.warmUp ?? { schemas: [], reads: 0 };
 /** Given back after this long without a document. */
 const JOIN_BUFFER_IDLE_MS = 30_000;
-const joinBuffer = new JoinBuffer(told.keepJoinedUpTo ?? 0, JOIN_BUFFER_IDLE_MS);
+
 const warmedUp = { schemas: 0, reads: 0 };
 
 /**
@@ -88,22 +88,32 @@ export function warmUpDocument(count: number, seed: number): Buffer {
  * collection at all. V8 offers no other way to ask for a scavenge than the `gc` function of
  * --expose-gc, which a context created after the flag is set has.
  */
-function youngGenerationCollector(): () => void {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as (options: { type: 'minor' }) => void;
-  let scheduled = false;
-  const collect = () => {
-    scheduled = false;
-    gc({ type: 'minor' });
-  };
-  return () => {
-    if (scheduled) return;
-    scheduled = true;
-    setImmediate(collect);
-  };
+type Gc = (options: { type: 'minor' | 'major' }) => void;
+function exposedGc(): Gc | null {
+  // Changing a V8 flag after start is allowed but not promised to work everywhere: without it,
+  // the thread reads documents as it did before, only with V8's own timing of collections.
+  try {
+    setFlagsFromString('--expose-gc');
+    return runInNewContext('gc') as Gc;
+  } catch {
+    return null;
+  }
 }
+const gc = isMainThread ? null : exposedGc();
+
+let collectionScheduled = false;
 /** Scavenges on the next turn of the event loop, once the answer is on its way. */
-const collectAfterDocument = isMainThread ? () => {} : youngGenerationCollector();
+function collectAfterDocument(): void {
+  if (!gc || collectionScheduled) return;
+  collectionScheduled = true;
+  setImmediate(() => {
+    collectionScheduled = false;
+    gc({ type: 'minor' });
+  });
+}
+
+// Kept joined memory is in the old generation: a full collection frees it once let go.
+const joinBuffer = new JoinBuffer(told.keepJoinedUpTo ?? 0, JOIN_BUFFER_IDLE_MS, () => gc?.({ type: 'major' }));
 
 const youngInUseMb = (): number => {
   const space = getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');

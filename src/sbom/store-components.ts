@@ -30,22 +30,34 @@ export async function storeComponents(
   known: KnownComponents,
 ): Promise<Float64Array> {
   const ids = new Float64Array(reading.count); // 0: not stored (ids start at 1)
-  // A slice at a time, with a turn of the event loop between slices (~2–5 ms each).
-  const keys: string[] = new Array(reading.count);
-  const remembered = known.covers(reading.count);
-  let found = 0;
-  for (let from = 0; from < reading.count; from += KEY_SLICE) {
-    const to = Math.min(reading.count, from + KEY_SLICE);
-    const slice = keysBetween(reading, from, to).split(',');
-    for (let p = 0; p < slice.length; p++) keys[from + p] = slice[p]!;
-    if (remembered) found += known.find(orgId, keys, ids, from, to);
-    await turn();
+  // A document `known` covers has each key as a string, to look up in memory; a larger one only
+  // those of the components it stores anew, and finds the others by position (findKeys).
+  const keys: string[] | null = known.covers(reading.count) ? new Array(reading.count) : null;
+  const keyAt = (i: number): string => (keys ? keys[i]! : keysBetween(reading, i, i + 1));
+  if (keys) {
+    // A slice at a time, with a turn of the event loop between slices (~2–5 ms each).
+    let found = 0;
+    for (let from = 0; from < reading.count; from += KEY_SLICE) {
+      const to = Math.min(reading.count, from + KEY_SLICE);
+      const slice = keysBetween(reading, from, to).split(',');
+      for (let p = 0; p < slice.length; p++) keys[from + p] = slice[p]!;
+      found += known.find(orgId, keys, ids, from, to);
+      await turn();
+    }
+    if (found < reading.count) await lookUp(database, orgId, keys, ids);
+  } else {
+    for (let from = 0; from < reading.count; from += KEY_LOOKUP_CHUNK) {
+      const to = Math.min(reading.count, from + KEY_LOOKUP_CHUNK);
+      await componentsRepo.findKeys(database.db, database.dialect, orgId, keysBetween(reading, from, to), ids, from);
+      await turn();
+    }
   }
-  if (found < reading.count) await lookUp(database, orgId, keys, ids);
   // Each new component once, at its first position in the document.
   const firstIndex = new Map<string, number>();
   for (let i = 0; i < reading.count; i++) {
-    if (ids[i] === 0 && !firstIndex.has(keys[i]!)) firstIndex.set(keys[i]!, i);
+    if (ids[i] !== 0) continue;
+    const key = keyAt(i);
+    if (!firstIndex.has(key)) firstIndex.set(key, i);
   }
   if (firstIndex.size > 0) {
     const missing = [...firstIndex];
@@ -56,12 +68,12 @@ export async function storeComponents(
     }
     for (let i = 0; i < reading.count; i++) {
       if (ids[i] !== 0) continue;
-      const id = newIds.get(keys[i]!);
+      const id = newIds.get(keyAt(i));
       if (id === undefined) throw new Error(`component ${i} of the document was neither found nor stored`);
       ids[i] = id;
     }
   }
-  for (let from = 0; remembered && from < reading.count; from += KEY_SLICE) {
+  for (let from = 0; keys && from < reading.count; from += KEY_SLICE) {
     known.remember(orgId, keys, ids, from, Math.min(reading.count, from + KEY_SLICE));
     await turn();
   }

@@ -53,4 +53,17 @@ describe('JoinBuffer (a parse thread joins chunks in memory it keeps)', () => {
     for (let i = 0; i < 100 && joiner.keptBytes > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
     assert.equal(joiner.keptBytes, 0);
   });
+
+  it('tells when it lets kept memory go (the thread then collects it), and only then', () => {
+    let released = 0;
+    const joiner = new JoinBuffer(100, 60_000, () => released++);
+    joiner.join(chunksOf('x'.repeat(50), 8));
+    joiner.join(chunksOf('y'.repeat(150), 8));
+    assert.equal(released, 1, 'let go before a larger document');
+    joiner.join(chunksOf('z'.repeat(150), 8));
+    assert.equal(released, 1, 'nothing kept, nothing to let go');
+    joiner.join(chunksOf('w'.repeat(50), 8));
+    joiner.release();
+    assert.equal(released, 2);
+  });
 });

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { KnownComponents } from '../../src/sbom/known-components.js';
 
 const idsOf = (...values: number[]) => Float64Array.from(values);
@@ -51,5 +53,34 @@ describe('KnownComponents (component ids remembered between uploads)', () => {
     assert.equal(known.covers(10), true);
     assert.equal(known.covers(11), false);
     assert.equal(new KnownComponents(100).covers(100), true);
+  });
+
+  it('keeps a copy of each key, not the list it was split from', () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const known = new KnownComponents(1_000);
+    const used = () => {
+      gc();
+      return getHeapStatistics().used_heap_size;
+    };
+    const before = used();
+    // 100,000 keys of 22 characters in one list (~2.3 MB); ten of them remembered. In a function
+    // of its own, so that nothing of the test holds the list.
+    const rememberTen = () => {
+      const keys = Array.from({ length: 100_000 }, (_, i) => `k${i}`.padEnd(22, 'x'))
+        .join(',')
+        .split(',');
+      known.remember(
+        'a',
+        keys,
+        Float64Array.from({ length: 10 }, (_, i) => i + 1),
+        0,
+        10,
+      );
+    };
+    rememberTen();
+    const retained = used() - before;
+    assert.ok(retained < 500_000, `${retained} bytes still held: the list stayed alive`);
+    assert.equal(known.find('a', ['k3'.padEnd(22, 'x')], new Float64Array(1)), 1);
   });
 });

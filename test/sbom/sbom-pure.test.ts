@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
 import type { AppError } from '../../src/errors.js';
+import { Ajv } from 'ajv';
 import { cycloneDxValidator, validateCycloneDx, withoutCallContexts } from '../../src/sbom/cyclonedx-validator.js';
 import { detectFormat } from '../../src/sbom/detect-format.js';
 import { FAST_PATTERNS, withFastPatterns } from '../../src/sbom/fast-patterns.js';
@@ -217,6 +218,22 @@ describe('the fast validator passes no call contexts', () => {
     assert.equal(rewritten[1], 'valid3 = keyword0.call(self, data1, undefined);');
     assert.equal(rewritten[2], 'validate0(data27[key0], undefined)');
     assert.deepEqual(rewritten.slice(3), code.slice(3), 'error objects are left as they are');
+  });
+
+  it('matches the code this ajv generates (a recursive $ref compiles to a call)', () => {
+    const codes: string[] = [];
+    const ajv = new Ajv({ code: { process: (code: string) => (codes.push(code), withoutCallContexts(code)) } });
+    const validate = ajv.compile({
+      definitions: { node: { type: 'object', properties: { kids: { type: 'array', items: { $ref: '#/definitions/node' } } } } },
+      $ref: '#/definitions/node',
+    });
+    assert.ok(codes.length > 0);
+    assert.ok(
+      codes.some((code) => withoutCallContexts(code) !== code),
+      'no call context replaced: ajv writes them differently now',
+    );
+    assert.equal(validate({ kids: [{ kids: [] }, {}] }), true);
+    assert.equal(validate({ kids: [{ kids: 3 }] }), false);
   });
 
   it('gives the same verdicts, and the detailed validator still names the place', () => {

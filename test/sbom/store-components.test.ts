@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { componentsRepo } from '../../src/sbom/components.repo.js';
+import { KnownComponents } from '../../src/sbom/known-components.js';
+import { readSbomBytes } from '../../src/sbom/read-sbom.js';
+import { storeComponents } from '../../src/sbom/store-components.js';
 import { KEY_LOOKUP_CHUNK } from '../../src/sbom/components.repo.js';
 import { buildHarness, suiteTeardown } from '../helpers/app.js';
 import { cycloneDx16 } from './sbom-fixtures.js';
@@ -118,5 +121,21 @@ describe('storing a revision’s components across lookup chunks', () => {
     } finally {
       componentsRepo.findKeys = findKeys;
     }
+  });
+
+  it('remembers nothing of a document larger than it covers, and finds and stores its components all the same', async () => {
+    const h = await buildHarness(teardown);
+    const acme = await h.tenant('acme', ['products:write']);
+    const known = new KnownComponents(1_000, 50);
+    const large = readSbomBytes(Buffer.from(JSON.stringify(cycloneDx16(60))));
+    const first = await storeComponents(h.database, acme.orgId, large, known);
+    assert.equal(known.size, 0);
+    const again = await storeComponents(h.database, acme.orgId, large, known);
+    assert.deepEqual([...again], [...first], 'found by position, the same ids');
+    assert.ok(first.every((id) => id > 0));
+    const small = readSbomBytes(Buffer.from(JSON.stringify(cycloneDx16(40))));
+    const smallIds = await storeComponents(h.database, acme.orgId, small, known);
+    assert.equal(known.size, 40);
+    assert.deepEqual([...smallIds], [...first.slice(0, 40)], 'the same components, the same ids');
   });
 });
