@@ -5,9 +5,9 @@
  * be decoded. Joining into fresh memory each time costs more than the copy: on a virtual machine
  * the first touch of each fresh page is a page fault, ~11 µs each on the bench host, ~10 ms for
  * a 3.6 MiB document of 10,000 components and ~100 ms for one of 100,000. Memory kept from the
- * document before is already there. It is given back after `idleMs` without a document, so a
- * quiet server does not hold it; documents larger than `keepUpTo` are joined in fresh memory
- * that goes with them, and the kept memory is given back first.
+ * document before is already there. It is let go after `idleMs` without a document (and the
+ * thread collects it: `onRelease`), so a quiet server does not hold it; documents larger than
+ * `keepUpTo` are joined in fresh memory that goes with them, and the kept memory is let go first.
  */
 export class JoinBuffer {
   #memory: Buffer | null = null;
@@ -23,7 +23,7 @@ export class JoinBuffer {
     private readonly onRelease: () => void = () => {},
   ) {}
 
-  /** Bytes kept now (0 once given back). */
+  /** Bytes kept now (0 once let go). */
   get keptBytes(): number {
     return this.#memory?.byteLength ?? 0;
   }
