@@ -45,9 +45,8 @@ function view(product: ProductRow, stored: StoredRevision): SbomIngested {
   };
 }
 
-/** Component ids remembered between uploads (known-components.ts): ~20 MB at most, for documents of up to 20,000 components. */
+/** Component ids remembered between uploads (known-components.ts), in tables of 6–24 MB at most. */
 export const KNOWN_COMPONENTS = 200_000;
-export const KNOWN_COMPONENTS_PER_DOCUMENT = 20_000;
 
 export function createSbomIngestService(
   database: Database,
@@ -55,7 +54,7 @@ export function createSbomIngestService(
   products: { requireProduct(orgId: string, sku: string): Promise<ProductRow> },
   clock: Clock = systemClock,
 ) {
-  const knownComponents = new KnownComponents(KNOWN_COMPONENTS, KNOWN_COMPONENTS_PER_DOCUMENT);
+  const knownComponents = new KnownComponents(KNOWN_COMPONENTS);
 
   async function existing(product: ProductRow, digest: string): Promise<IngestResult | null> {
     const stored = await sbomRepo.findByDigest(database.db, product.id, digest);

@@ -3,13 +3,13 @@ import { isUniqueViolation } from '../db/index.js';
 import { componentFields } from './component-rows.js';
 import { componentsRepo, KEY_LOOKUP_CHUNK } from './components.repo.js';
 import type { KnownComponents } from './known-components.js';
-import { keysBetween, type SbomReading, textAt } from './read-sbom.js';
+import { KEY_STRIDE, keysBetween, type SbomReading, textAt } from './read-sbom.js';
 
 /** New components per transaction: ~10 ms of SQLite work, so the event loop is never held longer. */
 const INSERT_SLICE = 2_000;
 
-/** Keys split, looked up in memory or remembered per turn of the event loop. */
-const KEY_SLICE = 10_000;
+/** Keys looked up in memory or remembered per turn of the event loop (~1–3 ms each). */
+export const KEY_SLICE = 20_000;
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -30,33 +30,21 @@ export async function storeComponents(
   known: KnownComponents,
 ): Promise<Float64Array> {
   const ids = new Float64Array(reading.count); // 0: not stored (ids start at 1)
-  // A document `known` covers has each key as a string, to look up in memory; a larger one only
-  // those of the components it stores anew, and finds the others by position (findKeys).
-  const keys: string[] | null = known.covers(reading.count) ? new Array(reading.count) : null;
-  const keyAt = (i: number): string => (keys ? keys[i]! : keysBetween(reading, i, i + 1));
-  if (keys) {
-    // A slice at a time, with a turn of the event loop between slices (~2–5 ms each).
-    let found = 0;
-    for (let from = 0; from < reading.count; from += KEY_SLICE) {
-      const to = Math.min(reading.count, from + KEY_SLICE);
-      const slice = keysBetween(reading, from, to).split(',');
-      for (let p = 0; p < slice.length; p++) keys[from + p] = slice[p]!;
-      found += known.find(orgId, keys, ids, from, to);
-      await turn();
-    }
-    if (found < reading.count) await lookUp(database, orgId, keys, ids);
-  } else {
-    for (let from = 0; from < reading.count; from += KEY_LOOKUP_CHUNK) {
-      const to = Math.min(reading.count, from + KEY_LOOKUP_CHUNK);
-      await componentsRepo.findKeys(database.db, database.dialect, orgId, keysBetween(reading, from, to), ids, from);
-      await turn();
-    }
+  let found = 0;
+  for (let from = 0; from < reading.count; from += KEY_SLICE) {
+    if (from > 0) await turn();
+    found += known.find(orgId, reading.keys, KEY_STRIDE, ids, from, Math.min(reading.count, from + KEY_SLICE));
   }
+  if (found === reading.count) return ids;
+  // The components not remembered: looked up, stored if new, then remembered.
+  const unknown: number[] = [];
+  for (let i = 0; i < reading.count; i++) if (ids[i] === 0) unknown.push(i);
+  await lookUp(database, orgId, reading, unknown, ids);
   // Each new component once, at its first position in the document.
   const firstIndex = new Map<string, number>();
-  for (let i = 0; i < reading.count; i++) {
+  for (const i of unknown) {
     if (ids[i] !== 0) continue;
-    const key = keyAt(i);
+    const key = keysBetween(reading, i, i + 1);
     if (!firstIndex.has(key)) firstIndex.set(key, i);
   }
   if (firstIndex.size > 0) {
@@ -66,29 +54,44 @@ export async function storeComponents(
       await insertSlice(database, orgId, reading, missing.slice(i, i + INSERT_SLICE), newIds);
       await turn();
     }
-    for (let i = 0; i < reading.count; i++) {
+    for (const i of unknown) {
       if (ids[i] !== 0) continue;
-      const id = newIds.get(keyAt(i));
+      const id = newIds.get(keysBetween(reading, i, i + 1));
       if (id === undefined) throw new Error(`component ${i} of the document was neither found nor stored`);
       ids[i] = id;
     }
   }
-  for (let from = 0; keys && from < reading.count; from += KEY_SLICE) {
-    known.remember(orgId, keys, ids, from, Math.min(reading.count, from + KEY_SLICE));
-    await turn();
+  for (let from = 0; from < unknown.length; from += KEY_SLICE) {
+    if (from > 0) await turn();
+    known.remember(orgId, reading.keys, KEY_STRIDE, ids, unknown.slice(from, from + KEY_SLICE));
   }
   return ids;
 }
 
-/** Sets the ids of the stored components among those whose id is 0 yet, KEY_LOOKUP_CHUNK keys per lookup. */
-async function lookUp(database: Database, orgId: string, keys: readonly string[], ids: Float64Array): Promise<void> {
-  const unknown: number[] = [];
-  for (let i = 0; i < keys.length; i++) if (ids[i] === 0) unknown.push(i);
-  for (let from = 0; from < unknown.length; from += KEY_LOOKUP_CHUNK) {
-    const positions = unknown.slice(from, from + KEY_LOOKUP_CHUNK);
-    const found = new Float64Array(positions.length);
-    await componentsRepo.findKeys(database.db, database.dialect, orgId, positions.map((i) => keys[i]).join(','), found);
-    for (let p = 0; p < positions.length; p++) if (found[p] !== 0) ids[positions[p]!] = found[p]!;
+/**
+ * Sets the ids of the stored components at `positions`, KEY_LOOKUP_CHUNK keys per lookup. A run
+ * of neighbours (all of them, on a first upload) is looked up as the slice of the key column it
+ * is, with no string per key.
+ */
+async function lookUp(
+  database: Database,
+  orgId: string,
+  reading: SbomReading,
+  positions: readonly number[],
+  ids: Float64Array,
+): Promise<void> {
+  for (let from = 0; from < positions.length; from += KEY_LOOKUP_CHUNK) {
+    const chunk = positions.slice(from, from + KEY_LOOKUP_CHUNK);
+    const first = chunk[0]!;
+    const last = chunk[chunk.length - 1]!;
+    if (last - first === chunk.length - 1) {
+      await componentsRepo.findKeys(database.db, database.dialect, orgId, keysBetween(reading, first, last + 1), ids, first);
+    } else {
+      const found = new Float64Array(chunk.length);
+      const keys = chunk.map((i) => keysBetween(reading, i, i + 1)).join(',');
+      await componentsRepo.findKeys(database.db, database.dialect, orgId, keys, found);
+      for (let p = 0; p < chunk.length; p++) if (found[p] !== 0) ids[chunk[p]!] = found[p]!;
+    }
     await turn();
   }
 }

@@ -3,9 +3,11 @@ import { describe, it } from 'node:test';
 import { componentsRepo } from '../../src/sbom/components.repo.js';
 import { KnownComponents } from '../../src/sbom/known-components.js';
 import { readSbomBytes } from '../../src/sbom/read-sbom.js';
-import { storeComponents } from '../../src/sbom/store-components.js';
+import { KEY_SLICE, storeComponents } from '../../src/sbom/store-components.js';
 import { KEY_LOOKUP_CHUNK } from '../../src/sbom/components.repo.js';
 import { buildHarness, suiteTeardown } from '../helpers/app.js';
+
+const all = (n: number) => Array.from({ length: n }, (_, i) => i);
 import { cycloneDx16 } from './sbom-fixtures.js';
 
 // storeComponents: the ids of a document's components, in document order, across several
@@ -75,7 +77,7 @@ describe('storing a revision’s components across lookup chunks', () => {
 
       lookups.length = 0;
       const again = await ingest(acme.orgId, { ...doc, serialNumber: 'urn:uuid:6f1c3b9e-0d2a-4c47-9d7e-1a2b3c4d5e6f' });
-      assert.deepEqual(lookups, [], 'a revision of known components looks nothing up');
+      assert.equal(lookups.length, 0, 'a revision of known components looks nothing up');
 
       lookups.length = 0;
       const changed = { ...doc, serialNumber: 'urn:uuid:7a2d4c0f-1e3b-4d58-8e8f-2b3c4d5e6f70', components: doc.components.slice() };
@@ -123,19 +125,56 @@ describe('storing a revision’s components across lookup chunks', () => {
     }
   });
 
-  it('remembers nothing of a document larger than it covers, and finds and stores its components all the same', async () => {
+  it('remembers a document of more than one slice of keys, and then looks up only the components it does not know', async () => {
     const h = await buildHarness(teardown);
     const acme = await h.tenant('acme', ['products:write']);
-    const known = new KnownComponents(1_000, 50);
-    const large = readSbomBytes(Buffer.from(JSON.stringify(cycloneDx16(60))));
-    const first = await storeComponents(h.database, acme.orgId, large, known);
-    assert.equal(known.size, 0);
-    const again = await storeComponents(h.database, acme.orgId, large, known);
-    assert.deepEqual([...again], [...first], 'found by position, the same ids');
+    const known = new KnownComponents(100_000);
+    const count = KEY_SLICE + 1_500;
+    const doc = cycloneDx16(count);
+    const reading = readSbomBytes(Buffer.from(JSON.stringify(doc)));
+    const first = await storeComponents(h.database, acme.orgId, reading, known);
     assert.ok(first.every((id) => id > 0));
-    const small = readSbomBytes(Buffer.from(JSON.stringify(cycloneDx16(40))));
-    const smallIds = await storeComponents(h.database, acme.orgId, small, known);
-    assert.equal(known.size, 40);
-    assert.deepEqual([...smallIds], [...first.slice(0, 40)], 'the same components, the same ids');
+    assert.equal(known.size, count);
+
+    // Forgotten (another server process stored them): found in the database, by neighbours and
+    // by scattered positions, the same ids.
+    const lookups: string[] = [];
+    const findKeys = componentsRepo.findKeys;
+    componentsRepo.findKeys = (db, dialect, orgId, keys, into, offset) => {
+      lookups.push(keys);
+      return findKeys(db, dialect, orgId, keys, into, offset);
+    };
+    try {
+      const fresh = new KnownComponents(100_000);
+      assert.deepEqual([...(await storeComponents(h.database, acme.orgId, reading, fresh))], [...first]);
+      assert.equal(fresh.size, count);
+      assert.equal(lookups.length, Math.ceil(count / KEY_LOOKUP_CHUNK));
+
+      lookups.length = 0;
+      assert.deepEqual([...(await storeComponents(h.database, acme.orgId, reading, known))], [...first]);
+      assert.equal(lookups.length, 0, 'a revision of known components looks nothing up');
+
+      // Every 1,000th component changed: looked up (not found), stored, remembered.
+      const changed = {
+        ...doc,
+        components: doc.components.map((c: { version: string }, i: number) => (i % 1_000 === 7 ? { ...c, version: '9.9.9' } : c)),
+      };
+      const changedReading = readSbomBytes(Buffer.from(JSON.stringify(changed)));
+      lookups.length = 0;
+      const changedIds = await storeComponents(h.database, acme.orgId, changedReading, known);
+      const positions = all(count).filter((i) => i % 1_000 === 7);
+      assert.deepEqual(
+        lookups.map((keys) => keys.split(',').length),
+        [positions.length, positions.length, positions.length],
+        'the changed components alone: looked up, then before and after their insert in its transaction',
+      );
+      for (let i = 0; i < count; i++) {
+        if (i % 1_000 === 7) assert.ok(changedIds[i]! > 0 && !first.includes(changedIds[i]!), `component ${i} is new`);
+        else assert.equal(changedIds[i], first[i]);
+      }
+      assert.equal(known.size, count + positions.length);
+    } finally {
+      componentsRepo.findKeys = findKeys;
+    }
   });
 });
