@@ -45,8 +45,8 @@ function view(product: ProductRow, stored: StoredRevision): SbomIngested {
   };
 }
 
-/** Component ids remembered between uploads (known-components.ts), in tables of 6–24 MB at most. */
-export const KNOWN_COMPONENTS = 200_000;
+/** Bytes of the component ids remembered between uploads (known-components.ts): 200,000–400,000 keys. */
+export const KNOWN_COMPONENTS_BYTES = 24 * 1024 * 1024;
 
 export function createSbomIngestService(
   database: Database,
@@ -54,7 +54,7 @@ export function createSbomIngestService(
   products: { requireProduct(orgId: string, sku: string): Promise<ProductRow> },
   clock: Clock = systemClock,
 ) {
-  const knownComponents = new KnownComponents(KNOWN_COMPONENTS);
+  const knownComponents = new KnownComponents(KNOWN_COMPONENTS_BYTES);
 
   async function existing(product: ProductRow, digest: string): Promise<IngestResult | null> {
     const stored = await sbomRepo.findByDigest(database.db, product.id, digest);

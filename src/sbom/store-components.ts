@@ -8,7 +8,7 @@ import { KEY_STRIDE, keysBetween, type SbomReading, textAt } from './read-sbom.j
 /** New components per transaction: ~10 ms of SQLite work, so the event loop is never held longer. */
 const INSERT_SLICE = 2_000;
 
-/** Keys looked up in memory or remembered per turn of the event loop (~1–3 ms each). */
+/** Keys looked up in memory, remembered or listed per turn of the event loop (2–5 ms each). */
 export const KEY_SLICE = 20_000;
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -42,10 +42,13 @@ export async function storeComponents(
   await lookUp(database, orgId, reading, unknown, ids);
   // Each new component once, at its first position in the document.
   const firstIndex = new Map<string, number>();
-  for (const i of unknown) {
-    if (ids[i] !== 0) continue;
-    const key = keysBetween(reading, i, i + 1);
-    if (!firstIndex.has(key)) firstIndex.set(key, i);
+  for (let from = 0; from < unknown.length; from += KEY_SLICE) {
+    if (from > 0) await turn();
+    for (const i of unknown.slice(from, from + KEY_SLICE)) {
+      if (ids[i] !== 0) continue;
+      const key = keysBetween(reading, i, i + 1);
+      if (!firstIndex.has(key)) firstIndex.set(key, i);
+    }
   }
   if (firstIndex.size > 0) {
     const missing = [...firstIndex];
@@ -54,15 +57,20 @@ export async function storeComponents(
       await insertSlice(database, orgId, reading, missing.slice(i, i + INSERT_SLICE), newIds);
       await turn();
     }
-    for (const i of unknown) {
-      if (ids[i] !== 0) continue;
-      const id = newIds.get(keysBetween(reading, i, i + 1));
-      if (id === undefined) throw new Error(`component ${i} of the document was neither found nor stored`);
-      ids[i] = id;
+    for (let from = 0; from < unknown.length; from += KEY_SLICE) {
+      if (from > 0) await turn();
+      for (const i of unknown.slice(from, from + KEY_SLICE)) {
+        if (ids[i] !== 0) continue;
+        const id = newIds.get(keysBetween(reading, i, i + 1));
+        if (id === undefined) throw new Error(`component ${i} of the document was neither found nor stored`);
+        ids[i] = id;
+      }
     }
   }
+  // Room for all at once (growing a table copies what it holds), then a slice per turn.
+  known.reserve(orgId, unknown.length);
   for (let from = 0; from < unknown.length; from += KEY_SLICE) {
-    if (from > 0) await turn();
+    await turn();
     known.remember(orgId, reading.keys, KEY_STRIDE, ids, unknown.slice(from, from + KEY_SLICE));
   }
   return ids;

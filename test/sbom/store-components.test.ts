@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { componentsRepo } from '../../src/sbom/components.repo.js';
 import { KnownComponents } from '../../src/sbom/known-components.js';
-import { readSbomBytes } from '../../src/sbom/read-sbom.js';
+import { KEY_STRIDE, readSbomBytes } from '../../src/sbom/read-sbom.js';
 import { KEY_SLICE, storeComponents } from '../../src/sbom/store-components.js';
 import { KEY_LOOKUP_CHUNK } from '../../src/sbom/components.repo.js';
 import { buildHarness, suiteTeardown } from '../helpers/app.js';
+import { cycloneDx16 } from './sbom-fixtures.js';
 
 const all = (n: number) => Array.from({ length: n }, (_, i) => i);
-import { cycloneDx16 } from './sbom-fixtures.js';
 
 // storeComponents: the ids of a document's components, in document order, across several
 // lookups of KEY_LOOKUP_CHUNK keys: components already stored, new ones, and one component
@@ -128,7 +128,7 @@ describe('storing a revision’s components across lookup chunks', () => {
   it('remembers a document of more than one slice of keys, and then looks up only the components it does not know', async () => {
     const h = await buildHarness(teardown);
     const acme = await h.tenant('acme', ['products:write']);
-    const known = new KnownComponents(100_000);
+    const known = new KnownComponents(24 << 20);
     const count = KEY_SLICE + 1_500;
     const doc = cycloneDx16(count);
     const reading = readSbomBytes(Buffer.from(JSON.stringify(doc)));
@@ -136,8 +136,8 @@ describe('storing a revision’s components across lookup chunks', () => {
     assert.ok(first.every((id) => id > 0));
     assert.equal(known.size, count);
 
-    // Forgotten (another server process stored them): found in the database, by neighbours and
-    // by scattered positions, the same ids.
+    // Not remembered (another server process stored them): found in the database, a run of
+    // neighbours per lookup, the same ids.
     const lookups: string[] = [];
     const findKeys = componentsRepo.findKeys;
     componentsRepo.findKeys = (db, dialect, orgId, keys, into, offset) => {
@@ -145,10 +145,24 @@ describe('storing a revision’s components across lookup chunks', () => {
       return findKeys(db, dialect, orgId, keys, into, offset);
     };
     try {
-      const fresh = new KnownComponents(100_000);
+      const fresh = new KnownComponents(24 << 20);
       assert.deepEqual([...(await storeComponents(h.database, acme.orgId, reading, fresh))], [...first]);
       assert.equal(fresh.size, count);
       assert.equal(lookups.length, Math.ceil(count / KEY_LOOKUP_CHUNK));
+
+      // Every other one remembered: the others found by their scattered positions.
+      const half = new KnownComponents(24 << 20);
+      const even = all(count).filter((i) => i % 2 === 0);
+      half.reserve(acme.orgId, even.length);
+      half.remember(acme.orgId, reading.keys, KEY_STRIDE, first, even);
+      lookups.length = 0;
+      assert.deepEqual([...(await storeComponents(h.database, acme.orgId, reading, half))], [...first]);
+      assert.deepEqual(
+        lookups.map((keys) => keys.split(',').length),
+        [...Array(Math.ceil(count / 2 / KEY_LOOKUP_CHUNK)).keys()].map((c) => Math.min(KEY_LOOKUP_CHUNK, count / 2 - c * KEY_LOOKUP_CHUNK)),
+        'only the odd positions, looked up and found (none inserted)',
+      );
+      assert.equal(half.size, count);
 
       lookups.length = 0;
       assert.deepEqual([...(await storeComponents(h.database, acme.orgId, reading, known))], [...first]);
