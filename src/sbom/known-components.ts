@@ -96,7 +96,10 @@ export class KnownComponents {
         if (id !== 0) table.set(keys, i * stride, id);
       }
     });
-    this.#evictOthers(orgId);
+    // Past the room made for it (two uploads of the organisation at once, each remembering into
+    // the room the other made): grown alone over the bound, it is forgotten.
+    if (table.bytes > this.maxBytes) this.#forget(orgId, table);
+    else this.#evictOthers(orgId);
   }
 
   /** Forgets the organisations used least recently (never `orgId`, the most recent) until within the bound. */

@@ -52,6 +52,19 @@ describe('KnownComponents (component ids remembered between uploads)', () => {
     assert.deepEqual([...ranged], [0, 0, 0, 24]);
   });
 
+  it('forgets an organisation that grows alone past the bound beyond the room made for it', () => {
+    const known = new KnownComponents(KeyTable.MIN_BYTES);
+    const keys = column(...all(12).map((i) => key(`g${i}`)));
+    const ids = Float64Array.from(all(12), (i) => i + 1);
+    known.reserve('a', 4);
+    // Two uploads at once: each remembers into the room the other made.
+    known.remember('a', keys, KEY_STRIDE, ids, all(4));
+    known.remember('a', keys, KEY_STRIDE, ids, all(12).slice(4));
+    assert.equal(known.bytes, 0);
+    assert.equal(known.size, 0);
+    assert.equal(known.find('a', keys, KEY_STRIDE, new Float64Array(12), 0, 12), 0);
+  });
+
   it('remembers nothing for an organisation it made no room for', () => {
     const known = new KnownComponents(1 << 20);
     known.remember('a', column(key('a1')), KEY_STRIDE, idsOf(1), [0]);
