@@ -131,6 +131,12 @@ export class KnownComponents {
   }
 }
 
+const SLOT_BYTES = 32;
+const ID_STEP = SLOT_BYTES / 8;
+const ID_AT = ID_STEP - 1; // bytes 24–31, after the key's 22
+/** At most half full with a keyed hash, a probe passes 2 slots on average; 64 only under attack. */
+const MAX_PROBE = 64;
+
 /**
  * Keys of KEY_LENGTH bytes to ids (positive; 0 marks an empty slot), by linear probing in a
  * table at most half full. A slot is 32 bytes, the key then its id, so a probe reads one cache
@@ -145,7 +151,7 @@ export class KnownComponents {
  */
 export class KeyTable {
   static readonly MIN_CAPACITY = 16;
-  static readonly MIN_BYTES = KeyTable.MIN_CAPACITY * 32;
+  static readonly MIN_BYTES = KeyTable.MIN_CAPACITY * SLOT_BYTES;
 
   /** Bytes of a table with room for `entries` keys. */
   static bytesFor(entries: number): number {
@@ -233,12 +239,6 @@ export class KeyTable {
     return true;
   }
 }
-
-const SLOT_BYTES = 32;
-const ID_STEP = SLOT_BYTES / 8;
-const ID_AT = ID_STEP - 1; // bytes 24–31, after the key's 22
-/** At most half full with a keyed hash, a probe passes 2 slots on average; 64 only under attack. */
-const MAX_PROBE = 64;
 
 /** The power of two (at least MIN_CAPACITY) that holds `entries` keys at most half full. */
 function capacityFor(entries: number): number {

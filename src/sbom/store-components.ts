@@ -13,6 +13,14 @@ export const KEY_SLICE = 20_000;
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** `step(from, to)` over [0, length) in slices of KEY_SLICE, with a turn of the event loop between them. */
+async function inSlices(length: number, step: (from: number, to: number) => void): Promise<void> {
+  for (let from = 0; from < length; from += KEY_SLICE) {
+    if (from > 0) await turn();
+    step(from, Math.min(length, from + KEY_SLICE));
+  }
+}
+
 /**
  * The organisation's ids of the read document's components, in document order; components
  * the organisation does not store yet are inserted first. Runs in short steps with a turn of
@@ -31,10 +39,9 @@ export async function storeComponents(
 ): Promise<Float64Array> {
   const ids = new Float64Array(reading.count); // 0: not stored (ids start at 1)
   let found = 0;
-  for (let from = 0; from < reading.count; from += KEY_SLICE) {
-    if (from > 0) await turn();
-    found += known.find(orgId, reading.keys, KEY_STRIDE, ids, from, Math.min(reading.count, from + KEY_SLICE));
-  }
+  await inSlices(reading.count, (from, to) => {
+    found += known.find(orgId, reading.keys, KEY_STRIDE, ids, from, to);
+  });
   if (found === reading.count) return ids;
   // The components not remembered: looked up, stored if new, then remembered.
   const unknown: number[] = [];
@@ -42,14 +49,14 @@ export async function storeComponents(
   await lookUp(database, orgId, reading, unknown, ids);
   // Each new component once, at its first position in the document.
   const firstIndex = new Map<string, number>();
-  for (let from = 0; from < unknown.length; from += KEY_SLICE) {
-    if (from > 0) await turn();
-    for (const i of unknown.slice(from, from + KEY_SLICE)) {
+  await inSlices(unknown.length, (from, to) => {
+    for (let p = from; p < to; p++) {
+      const i = unknown[p]!;
       if (ids[i] !== 0) continue;
       const key = keysBetween(reading, i, i + 1);
       if (!firstIndex.has(key)) firstIndex.set(key, i);
     }
-  }
+  });
   if (firstIndex.size > 0) {
     const missing = [...firstIndex];
     const newIds = new Map<string, number>();
@@ -57,22 +64,22 @@ export async function storeComponents(
       await insertSlice(database, orgId, reading, missing.slice(i, i + INSERT_SLICE), newIds);
       await turn();
     }
-    for (let from = 0; from < unknown.length; from += KEY_SLICE) {
-      if (from > 0) await turn();
-      for (const i of unknown.slice(from, from + KEY_SLICE)) {
+    await inSlices(unknown.length, (from, to) => {
+      for (let p = from; p < to; p++) {
+        const i = unknown[p]!;
         if (ids[i] !== 0) continue;
         const id = newIds.get(keysBetween(reading, i, i + 1));
         if (id === undefined) throw new Error(`component ${i} of the document was neither found nor stored`);
         ids[i] = id;
       }
-    }
+    });
   }
   // Room for all at once (growing a table copies what it holds), then a slice per turn.
+  await turn();
   known.reserve(orgId, unknown.length);
-  for (let from = 0; from < unknown.length; from += KEY_SLICE) {
-    await turn();
-    known.remember(orgId, reading.keys, KEY_STRIDE, ids, unknown.slice(from, from + KEY_SLICE));
-  }
+  await inSlices(unknown.length, (from, to) => {
+    known.remember(orgId, reading.keys, KEY_STRIDE, ids, unknown.slice(from, to));
+  });
   return ids;
 }
 
