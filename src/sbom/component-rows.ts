@@ -13,10 +13,21 @@ export type ComponentFields = Pick<ComponentsTable, 'name' | 'version' | 'purl' 
 const SEP = '\u0000';
 
 export function componentText(c: NormalisedComponent): string {
-  const licenses = c.licenses.length > 0 ? JSON.stringify(c.licenses) : '';
   // join builds the text flat in one go; a template literal built a rope of ten pieces, which
   // hashing and encoding then flattened into an eleventh (~2.5 MB more per 10,000 components).
-  return [c.name, c.version ?? '', c.purl ?? '', c.type ?? '', licenses, c.ref ?? ''].join(SEP);
+  return [c.name, c.version ?? '', c.purl ?? '', c.type ?? '', licensesText(c.licenses), c.ref ?? ''].join(SEP);
+}
+
+/**
+ * JSON.stringify(licenses) for a non-empty list, '' for none: each licence stringified on its
+ * own and bracketed here, which skips JSON.stringify's walk of an array (~1 ms of the ~4 that
+ * the texts of 10,000 components take).
+ */
+function licensesText(licenses: readonly string[]): string {
+  if (licenses.length === 0) return '';
+  let text = `[${JSON.stringify(licenses[0])}`;
+  for (let i = 1; i < licenses.length; i++) text += `,${JSON.stringify(licenses[i])}`;
+  return `${text}]`;
 }
 
 /** The same text from stored columns (the migration reads rows, not documents). */
@@ -34,12 +45,13 @@ export function componentKey(text: string): string {
 
 /**
  * componentKey(text), written as ASCII at `at` of `target` (the parse worker's key column):
- * the same key without the two strings in between.
+ * the same key without the two strings in between. Copied a character at a time: a Buffer
+ * write is a call into C++ that cost more than the 22 characters (~2 ms per 10,000 keys).
  */
-export function writeComponentKey(text: string, target: Buffer, at: number): void {
+export function writeComponentKey(text: string, target: Uint8Array, at: number): void {
   const whole = hash('sha256', text, 'base64url');
-  target.write(whole, at, 21, 'latin1');
-  target[at + 21] = lastKeyCharacter(whole).charCodeAt(0);
+  for (let i = 0; i < KEY_LENGTH - 1; i++) target[at + i] = whole.charCodeAt(i);
+  target[at + KEY_LENGTH - 1] = LAST_KEY_CHARACTER[whole.charCodeAt(KEY_LENGTH - 1)]!;
 }
 
 // Called once per component of every upload, so it takes the cheapest path: the one-shot hash
@@ -49,6 +61,10 @@ export function writeComponentKey(text: string, target: Buffer, at: number): voi
 function lastKeyCharacter(whole: string): string {
   return BASE64URL[BASE64URL.indexOf(whole[21]!) & 0b110000]!;
 }
+
+/** lastKeyCharacter by character code: the 22nd character's code → the key's last character's. */
+const LAST_KEY_CHARACTER = new Uint8Array(128);
+for (let i = 0; i < 64; i++) LAST_KEY_CHARACTER[BASE64URL.charCodeAt(i)] = BASE64URL.charCodeAt(i & 0b110000);
 
 export const KEY_LENGTH = 22;
 

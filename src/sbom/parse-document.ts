@@ -1,13 +1,24 @@
+import { isAscii } from 'node:buffer';
 import secureJsonParse from 'secure-json-parse';
 import { AppError } from '../errors.js';
 
 /**
  * Whether the text could hold a prototype-poisoning key. Any such key contains `__proto__` or
- * `constructor` as written, or is spelled with a \u escape; three substring searches rule that
- * out faster than secure-json-parse's patterns scan a document of megabytes.
+ * `constructor` as written, or is spelled with a \u escape; a few substring searches rule that
+ * out faster than secure-json-parse's patterns scan a document of megabytes. `constructor` is
+ * looked for only where its tail `uctor` is: a search for the whole word stops at every `c` of
+ * the text (~0.5 ms per MB of a CycloneDX document, against ~0.1 for its tail).
  */
-function mayBePoisoned(text: string): boolean {
-  return text.includes('__proto__') || text.includes('constructor') || text.includes('\\u');
+export function mayBePoisoned(text: string): boolean {
+  return text.includes('__proto__') || text.includes('\\u') || (text.includes('uctor') && text.includes('constructor'));
+}
+
+/**
+ * The bytes as a string. Bytes that are all ASCII (most SBOMs) are the same characters in Latin-1,
+ * which is a plain copy; UTF-8 decoding checks and converts each byte (~3 ms for 3.6 MB, against ~0.5).
+ */
+function decode(bytes: Buffer): string {
+  return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
 }
 
 /**
@@ -15,7 +26,7 @@ function mayBePoisoned(text: string): boolean {
  * keys (`__proto__`, `constructor.prototype`) anywhere in it, as invalid_json.
  */
 export function parseDocument(bytes: Buffer): unknown {
-  const text = bytes.toString('utf8');
+  const text = decode(bytes);
   if (text.trim() === '') throw new AppError('invalid_json', 'the body is empty; a JSON SBOM document is expected');
   try {
     if (!mayBePoisoned(text)) return JSON.parse(text) as unknown;

@@ -1,3 +1,4 @@
+import { setImmediate as turn } from 'node:timers/promises';
 import type { Database } from '../db/index.js';
 import { isUniqueViolation } from '../db/index.js';
 import { componentFields } from './component-rows.js';
@@ -10,8 +11,6 @@ const INSERT_SLICE = 2_000;
 
 /** Keys looked up in memory, remembered or listed per turn of the event loop (2–5 ms each). */
 export const KEY_SLICE = 20_000;
-
-const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** `step(from, to)` over [0, length) in slices of KEY_SLICE, with a turn of the event loop between them. */
 async function inSlices(length: number, step: (from: number, to: number) => void): Promise<void> {

@@ -1,9 +1,8 @@
+import { setImmediate as turn } from 'node:timers/promises';
 import { createHash } from 'node:crypto';
 
 /** Bytes hashed between two turns of the event loop: ~1–2 ms of work. */
 const STEP_BYTES = 1024 * 1024;
-
-const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * The SHA-256 (hex) of the bytes, in one buffer or in chunks, hashed a MiB at a time with a

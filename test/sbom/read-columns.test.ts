@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AppError } from '../../src/errors.js';
-import { componentKey, componentText } from '../../src/sbom/component-rows.js';
+import { componentFields, componentKey, componentText, KEY_LENGTH, writeComponentKey } from '../../src/sbom/component-rows.js';
 import { jsonBytesMayHoldUnstorable } from '../../src/shared/storable-text.js';
 import { keysBetween, readSbomBytes, textAt } from '../../src/sbom/read-sbom.js';
 import { cycloneDx16 } from './sbom-fixtures.js';
@@ -41,6 +41,28 @@ describe('SBOM reading columns', () => {
         ref: null,
       });
       assert.equal(componentKey(text), createHash('sha256').update(text).digest().subarray(0, 16).toString('base64url'));
+    }
+  });
+
+  it('the key column holds componentKey of each text, written a character at a time', () => {
+    const target = new Uint8Array(KEY_LENGTH + 2).fill(0x2c);
+    for (let i = 0; i < 5_000; i++) {
+      const text = `c-${i}-${['', 'ü', 'ü€', 'ü€😀'][i % 4]}\u0000${i * 7919}`;
+      writeComponentKey(text, target, 1);
+      assert.equal(Buffer.from(target).toString('latin1'), `,${componentKey(text)},`, text);
+    }
+  });
+
+  it("a component's licences are stored as the JSON array of them, whatever they hold", () => {
+    const lists = [
+      [],
+      ['MIT'],
+      ['MIT', 'Apache-2.0'],
+      ['GPL-2.0-only WITH "Classpath-exception-2.0"', 'a\\b\n\t', 'ñandú 日本 😀', '\u2028'],
+    ];
+    for (const licenses of lists) {
+      const text = componentText({ name: 'n', version: null, purl: null, type: null, licenses, ref: null });
+      assert.equal(componentFields(text).licenses, licenses.length > 0 ? JSON.stringify(licenses) : null, JSON.stringify(licenses));
     }
   });
 

@@ -8,6 +8,7 @@ import { detectFormat } from '../../src/sbom/detect-format.js';
 import { FAST_PATTERNS, withFastPatterns } from '../../src/sbom/fast-patterns.js';
 import { withSetEnums } from '../../src/sbom/large-enums.js';
 import { normaliseSpdx2 } from '../../src/sbom/normalise.js';
+import { mayBePoisoned, parseDocument } from '../../src/sbom/parse-document.js';
 import { distinctAtOneMember, findDuplicate } from '../../src/sbom/find-duplicate.js';
 import { withLinearUniqueItems } from '../../src/sbom/unique-items.js';
 import { cycloneDx16 } from './sbom-fixtures.js';
@@ -254,6 +255,28 @@ describe('the fast validator passes no call contexts', () => {
       JSON.stringify(fast.errors),
     );
     assert.ok(validateCycloneDx('1.6', doc).some((d) => d.path.startsWith('/components/2/licenses/0')));
+  });
+});
+
+describe('parseDocument', () => {
+  it('reads ASCII and UTF-8 documents alike (ASCII bytes are decoded as Latin-1, a plain copy)', () => {
+    for (const doc of [
+      { name: 'plain ascii', n: [1, 2.5, null, true] },
+      { name: 'ñandú 日本 😀 €', ключ: 'значение' },
+    ]) {
+      const bytes = Buffer.from(JSON.stringify(doc));
+      assert.deepEqual(parseDocument(bytes), doc);
+    }
+    // A byte over 0x7f that is not UTF-8 reads as U+FFFD, as a UTF-8 decoder reads it.
+    assert.deepEqual(parseDocument(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xe9, 0x22, 0x7d])), { a: '\ufffd' });
+  });
+
+  it('looks for constructor wherever its tail is, and for __proto__ and \\u escapes everywhere', () => {
+    assert.equal(mayBePoisoned('{"name":"lib","purl":"pkg:npm/structure@1"}'), false);
+    assert.equal(mayBePoisoned('{"name":"conductor"}'), false, 'the tail alone is not enough');
+    for (const text of ['{"constructor":{}}', '{"a":"x constructor y"}', '{"__proto__":1}', '{"\\u0063":1}']) {
+      assert.equal(mayBePoisoned(text), true, text);
+    }
   });
 });
 
