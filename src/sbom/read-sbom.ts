@@ -5,18 +5,26 @@ import { detectFormat, type DetectedFormat } from './detect-format.js';
 import { jsonBytesMayHoldUnstorable } from '../shared/storable-text.js';
 import { checkDocumentLimits } from './document-limits.js';
 import type { Json } from './json-checks.js';
-import { normaliseCycloneDx, normaliseSpdx2, normaliseSpdx3, type NormalisedSbom } from './normalise.js';
+import { type ComponentSink, type Normaliser, normaliseCycloneDx, normaliseSpdx2, normaliseSpdx3 } from './normalise.js';
 import { parseDocument } from './parse-document.js';
 import { validateSpdx2 } from './spdx2-validator.js';
 import { validateSpdx3 } from './spdx3-validator.js';
 
-/** Format detection, validation and normalisation of a parsed document: pure, no I/O. */
-export function readSbomDocument(document: unknown, mayHoldUnstorable = true): { detected: DetectedFormat; normalised: NormalisedSbom } {
+/**
+ * Format detection, validation and normalisation of a parsed document: pure, no I/O. Each
+ * component goes to `emit` as it is normalised, in document order; the answer is the format and
+ * the release version the document names.
+ */
+export function readSbomDocument(
+  document: unknown,
+  mayHoldUnstorable: boolean,
+  emit: ComponentSink,
+): { detected: DetectedFormat; releaseVersion: string | null } {
   checkDocumentLimits(document, mayHoldUnstorable);
   const detected = detectFormat(document);
   const doc = document as Json;
   let problems: ErrorDetail[];
-  let normalise: (doc: Json) => NormalisedSbom;
+  let normalise: Normaliser;
   if (detected.kind === 'cyclonedx') [problems, normalise] = [validateCycloneDx(detected.specVersion, doc), normaliseCycloneDx];
   else if (detected.kind === 'spdx2') [problems, normalise] = [validateSpdx2(detected.specVersion, doc), normaliseSpdx2];
   else [problems, normalise] = [validateSpdx3(doc), normaliseSpdx3];
@@ -24,7 +32,7 @@ export function readSbomDocument(document: unknown, mayHoldUnstorable = true): {
     const name = detected.format === 'cyclonedx' ? 'CycloneDX' : 'SPDX';
     throw new AppError('invalid_sbom', `the document is not valid ${name} ${detected.specVersion}`, problems);
   }
-  return { detected, normalised: normalise(doc) };
+  return { detected, releaseVersion: normalise(doc, emit) };
 }
 
 /**
@@ -73,18 +81,19 @@ export function readSbomBytes(bytes: Uint8Array | readonly Uint8Array[]): SbomRe
     ? Buffer.concat(bytes as readonly Uint8Array[])
     : Buffer.from((bytes as Uint8Array).buffer, (bytes as Uint8Array).byteOffset, (bytes as Uint8Array).byteLength);
   // JSON holds a NUL or a lone surrogate only as an escape: without one, no string needs checking.
-  const { detected, normalised } = readSbomDocument(parseDocument(buffer), jsonBytesMayHoldUnstorable(buffer));
-  const count = normalised.components.length;
-  const parts: string[] = new Array(count);
+  // Each component's text is all that is kept of it (normalise.ts: nothing else outlives the call).
+  const parts: string[] = [];
+  const { detected, releaseVersion } = readSbomDocument(parseDocument(buffer), jsonBytesMayHoldUnstorable(buffer), (c) => {
+    parts.push(componentText(c));
+  });
+  const count = parts.length;
   // Each column in an ArrayBuffer of its own, so it can move to another thread.
   const keys = new Uint8Array(Math.max(0, count * KEY_STRIDE - 1)).fill(0x2c); // ','
-  const keyBytes = Buffer.from(keys.buffer);
   const offsets = new Uint32Array(count + 1);
   let at = 0;
   for (let i = 0; i < count; i++) {
-    const text = componentText(normalised.components[i]!);
-    parts[i] = text;
-    writeComponentKey(text, keyBytes, i * KEY_STRIDE);
+    const text = parts[i]!;
+    writeComponentKey(text, keys, i * KEY_STRIDE);
     offsets[i] = at;
     at += Buffer.byteLength(text);
   }
@@ -94,5 +103,5 @@ export function readSbomBytes(bytes: Uint8Array | readonly Uint8Array[]): SbomRe
   // Each text at its own offset: joining them first would build one more string as large as
   // all of them (~15 MB for 100,000 components, fresh memory each time).
   for (let i = 0; i < count; i++) textBytes.write(parts[i]!, offsets[i]!, 'utf8');
-  return { detected, releaseVersion: normalised.releaseVersion, count, texts, offsets, keys };
+  return { detected, releaseVersion, count, texts, offsets, keys };
 }

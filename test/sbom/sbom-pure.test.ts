@@ -7,7 +7,7 @@ import { cycloneDxValidator, validateCycloneDx, withoutCallContexts } from '../.
 import { detectFormat } from '../../src/sbom/detect-format.js';
 import { FAST_PATTERNS, withFastPatterns } from '../../src/sbom/fast-patterns.js';
 import { withSetEnums } from '../../src/sbom/large-enums.js';
-import { normaliseSpdx2 } from '../../src/sbom/normalise.js';
+import { type NormalisedComponent, normaliseCycloneDx, normaliseSpdx2 } from '../../src/sbom/normalise.js';
 import { mayBePoisoned, parseDocument } from '../../src/sbom/parse-document.js';
 import { distinctAtOneMember, findDuplicate } from '../../src/sbom/find-duplicate.js';
 import { withLinearUniqueItems } from '../../src/sbom/unique-items.js';
@@ -308,6 +308,23 @@ describe('detectFormat', () => {
   });
 });
 
+describe('normaliseCycloneDx', () => {
+  it('hands each component to the sink as it walks, nested ones after their parent, and returns the release', () => {
+    const doc = cycloneDx16(3);
+    doc.components[0].components = [{ type: 'library', name: 'inner', version: ' 2 ', licenses: [{ expression: 'MIT OR Apache-2.0' }] }];
+    const seen: string[] = [];
+    const release = normaliseCycloneDx(doc, (c) => {
+      seen.push(`${c.name}@${c.version}:${c.licenses.join('|')}`);
+    });
+    assert.equal(release, '2.0.0');
+    assert.deepEqual(seen, ['lib-0@1.0.0:MIT', 'inner@2:MIT OR Apache-2.0', 'lib-1@1.0.1:MIT', 'lib-2@1.0.2:MIT']);
+    assert.equal(
+      normaliseCycloneDx({ bomFormat: 'CycloneDX', specVersion: '1.6' }, () => assert.fail('no component')),
+      null,
+    );
+  });
+});
+
 describe('normaliseSpdx2', () => {
   it('treats DESCRIBES and DESCRIBED_BY relationships like documentDescribes', () => {
     const pkg = (id: string, version?: string) => ({
@@ -324,10 +341,11 @@ describe('normaliseSpdx2', () => {
         { spdxElementId: 'SPDXRef-fw', relationshipType: 'DESCRIBED_BY', relatedSpdxElement: 'SPDXRef-DOCUMENT' },
       ],
     };
-    const result = normaliseSpdx2(doc);
-    assert.equal(result.releaseVersion, '1.2');
-    assert.deepEqual(result.components, [
-      { name: 'SPDXRef-lib', version: null, purl: null, type: null, licenses: ['MIT'], ref: 'SPDXRef-lib' },
-    ]);
+    const components: NormalisedComponent[] = [];
+    assert.equal(
+      normaliseSpdx2(doc, (c) => components.push(c)),
+      '1.2',
+    );
+    assert.deepEqual(components, [{ name: 'SPDXRef-lib', version: null, purl: null, type: null, licenses: ['MIT'], ref: 'SPDXRef-lib' }]);
   });
 });
