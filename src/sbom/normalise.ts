@@ -1,13 +1,12 @@
 import type { Json } from './json-checks.js';
 import { graphOf, idList } from './spdx3-validator.js';
 
-// Pure: a validated document → the product's release version (when the document names one)
-// and the components it lists besides the product itself, handed one by one, in document order,
-// to a sink that keeps only what it needs of each (read-sbom.ts: its text). Collected in a list
-// until the whole document was walked, the components of a 10,000-component document were
+// A validated document → the product's release version (when the document names one) and the
+// components it lists besides the product itself, handed one by one, in document order, to a
+// sink that keeps only what it needs of each (read-sbom.ts: its text); no I/O. Collected in a
+// list until the whole document was walked, the components of a 10,000-component document were
 // still in the heap after the collection between documents (2–7 MB each time, until a full
-// collection: --trace-gc in the server), and a reading took ~15 % longer (interleaved runs in
-// one process).
+// collection: --trace-gc in the server), and readings took longer (README, "SBOM rows").
 
 export interface NormalisedComponent {
   name: string;

@@ -11,7 +11,7 @@ import { validateSpdx2 } from './spdx2-validator.js';
 import { validateSpdx3 } from './spdx3-validator.js';
 
 /**
- * Format detection, validation and normalisation of a parsed document: pure, no I/O. Each
+ * Format detection, validation and normalisation of a parsed document, with no I/O. Each
  * component goes to `emit` as it is normalised, in document order; the answer is the format and
  * the release version the document names.
  */
@@ -80,10 +80,12 @@ export function readSbomBytes(bytes: Uint8Array | readonly Uint8Array[]): SbomRe
   const buffer = Array.isArray(bytes)
     ? Buffer.concat(bytes as readonly Uint8Array[])
     : Buffer.from((bytes as Uint8Array).buffer, (bytes as Uint8Array).byteOffset, (bytes as Uint8Array).byteLength);
-  // JSON holds a NUL or a lone surrogate only as an escape: without one, no string needs checking.
   // Each component's text is all that is kept of it (normalise.ts: nothing else outlives the call).
   const parts: string[] = [];
-  const { detected, releaseVersion } = readSbomDocument(parseDocument(buffer), jsonBytesMayHoldUnstorable(buffer), (c) => {
+  const document = parseDocument(buffer);
+  // JSON holds a NUL or a lone surrogate only as an escape: without one, no string needs checking.
+  const mayHoldUnstorable = jsonBytesMayHoldUnstorable(buffer);
+  const { detected, releaseVersion } = readSbomDocument(document, mayHoldUnstorable, (c) => {
     parts.push(componentText(c));
   });
   const count = parts.length;
