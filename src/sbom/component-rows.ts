@@ -37,10 +37,20 @@ export function storedComponentText(f: ComponentFields): string {
 
 const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
+export const KEY_LENGTH = 22;
+
+// Called once per component of every upload, so keys take the cheapest path: the one-shot hash
+// straight to base64url (no Buffer in between). The first 21 characters of the whole digest's
+// base64url are those of its first 16 bytes; the 22nd holds the last 2 bits of byte 16 and, in
+// the whole digest, 4 bits of byte 17, which are masked off. This table maps the 22nd
+// character's code to the key's last character's.
+const LAST_KEY_CHARACTER = new Uint8Array(128);
+for (let i = 0; i < 64; i++) LAST_KEY_CHARACTER[BASE64URL.charCodeAt(i)] = BASE64URL.charCodeAt(i & 0b110000);
+
 /** 128 bits of SHA-256, base64url (22 characters): no collision in any realistic portfolio. */
 export function componentKey(text: string): string {
   const whole = hash('sha256', text, 'base64url');
-  return whole.slice(0, 21) + lastKeyCharacter(whole);
+  return whole.slice(0, KEY_LENGTH - 1) + String.fromCharCode(LAST_KEY_CHARACTER[whole.charCodeAt(KEY_LENGTH - 1)]!);
 }
 
 /**
@@ -53,20 +63,6 @@ export function writeComponentKey(text: string, target: Uint8Array, at: number):
   for (let i = 0; i < KEY_LENGTH - 1; i++) target[at + i] = whole.charCodeAt(i);
   target[at + KEY_LENGTH - 1] = LAST_KEY_CHARACTER[whole.charCodeAt(KEY_LENGTH - 1)]!;
 }
-
-// Called once per component of every upload, so it takes the cheapest path: the one-shot hash
-// straight to base64url (no Buffer in between). The first 21 characters of the whole digest's
-// base64url are those of its first 16 bytes; the 22nd holds the last 2 bits of byte 16 and, in
-// the whole digest, 4 bits of byte 17, which are masked off.
-function lastKeyCharacter(whole: string): string {
-  return BASE64URL[BASE64URL.indexOf(whole[21]!) & 0b110000]!;
-}
-
-/** lastKeyCharacter by character code: the 22nd character's code → the key's last character's. */
-const LAST_KEY_CHARACTER = new Uint8Array(128);
-for (let i = 0; i < 64; i++) LAST_KEY_CHARACTER[BASE64URL.charCodeAt(i)] = BASE64URL.charCodeAt(i & 0b110000);
-
-export const KEY_LENGTH = 22;
 
 export function componentFields(text: string): ComponentFields {
   const [name = '', version, purl, type, licenses, ref] = text.split(SEP);
