@@ -45,7 +45,7 @@ export interface Config {
 
 /** The webhook dispatcher and scheduler (webhooks.md); every duration in milliseconds. */
 export interface WebhookConfig {
-  /** WEBHOOK_ALLOW_PRIVATE=true: endpoints on non-public addresses (and plain http to them). */
+  /** WEBHOOK_ALLOW_PRIVATE=true (or 1): endpoints on non-public addresses (and plain http to them). */
   allowPrivate: boolean;
   timeoutMs: number;
   retryBaseMs: number;
@@ -169,7 +169,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       queryTimeoutMs: positiveInt(env, 'DATABASE_QUERY_TIMEOUT_MS', 10_000),
     }),
     webhooks: Object.freeze({
-      allowPrivate: env.WEBHOOK_ALLOW_PRIVATE?.trim() === 'true',
+      // A value that is neither on nor off stops the start: `yes` silently meaning "refuse" would
+      // leave an operator hunting for why every private endpoint is turned away.
+      allowPrivate: onOff(env, 'WEBHOOK_ALLOW_PRIVATE', false),
       timeoutMs: positiveInt(env, 'WEBHOOK_TIMEOUT_MS', 10_000),
       retryBaseMs: positiveInt(env, 'WEBHOOK_RETRY_BASE_MS', 10_000),
       retryMaxMs: positiveInt(env, 'WEBHOOK_RETRY_MAX_MS', 3_600_000),

@@ -123,5 +123,9 @@ describe('start-up errors', () => {
       startServer({ DATABASE_URL: 'sqlite::memory:', SBOM_WARM_UP: 'yes' }),
       /SBOM_WARM_UP must be true or false, got "yes"/,
     );
+    await assert.rejects(
+      startServer({ DATABASE_URL: 'sqlite::memory:', WEBHOOK_ALLOW_PRIVATE: 'yes' }),
+      /WEBHOOK_ALLOW_PRIVATE must be true or false, got "yes"/,
+    );
   });
 });

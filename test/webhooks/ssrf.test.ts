@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
+import { loadConfig } from '../../src/config.js';
 import { AppError } from '../../src/errors.js';
 import { isNonPublicAddress, resolveTarget, systemLookup, type Lookup } from '../../src/webhooks/ssrf.js';
 import { buildHarness, type Harness, type Tenant, suiteTeardown } from '../helpers/app.js';
@@ -85,6 +86,20 @@ describe('SSRF checks on endpoint URLs', () => {
       resolveTarget('https://localhost:8443/hook', { allowPrivate: false, lookup: systemLookup }),
       /"localhost" resolves to (127\.0\.0\.1|::1)/,
     );
+  });
+
+  it('reads WEBHOOK_ALLOW_PRIVATE as on or off, off when unset, and refuses any other value', () => {
+    const allowPrivate = (value?: string) =>
+      loadConfig(value === undefined ? {} : { WEBHOOK_ALLOW_PRIVATE: value }).webhooks.allowPrivate;
+    assert.equal(allowPrivate(), false);
+    assert.equal(allowPrivate(''), false);
+    assert.equal(allowPrivate('true'), true);
+    assert.equal(allowPrivate(' 1 '), true);
+    assert.equal(allowPrivate('false'), false);
+    assert.equal(allowPrivate('0'), false);
+    for (const value of ['yes', 'TRUE', 'on']) {
+      assert.throws(() => allowPrivate(value), new RegExp(`WEBHOOK_ALLOW_PRIVATE must be true or false, got "${value}"`));
+    }
   });
 
   it('with WEBHOOK_ALLOW_PRIVATE admits private addresses and plain http to them, never http to a public one', async () => {
