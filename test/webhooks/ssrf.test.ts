@@ -89,8 +89,7 @@ describe('SSRF checks on endpoint URLs', () => {
   });
 
   it('reads WEBHOOK_ALLOW_PRIVATE as on or off, off when unset, and refuses any other value', () => {
-    const allowPrivate = (value?: string) =>
-      loadConfig(value === undefined ? {} : { WEBHOOK_ALLOW_PRIVATE: value }).webhooks.allowPrivate;
+    const allowPrivate = (value?: string) => loadConfig(value === undefined ? {} : { WEBHOOK_ALLOW_PRIVATE: value }).webhooks.allowPrivate;
     assert.equal(allowPrivate(), false);
     assert.equal(allowPrivate(''), false);
     assert.equal(allowPrivate('true'), true);
