@@ -124,6 +124,19 @@ describe('findDuplicate (linear uniqueItems)', () => {
     assert.equal(JSON.stringify(copy).match(/x-unique-items/g)!.length, 2);
     assert.equal(schema.properties.a.uniqueItems, true, 'the original is untouched');
   });
+
+  it('leaves data and names alone: a const or an example holding uniqueItems, a property named uniqueItems', () => {
+    const schema = {
+      properties: { uniqueItems: { type: 'array', uniqueItems: true }, list: { const: { uniqueItems: true } } },
+      examples: [{ uniqueItems: true }],
+      items: { uniqueItems: false },
+    };
+    const copy = withLinearUniqueItems(schema) as any;
+    assert.deepEqual(copy.properties.uniqueItems, { type: 'array', 'x-unique-items': true }, 'a property named uniqueItems is a schema');
+    assert.deepEqual(copy.properties.list, { const: { uniqueItems: true } }, 'a const is data: the value must still equal it');
+    assert.deepEqual(copy.examples, [{ uniqueItems: true }]);
+    assert.deepEqual(copy.items, { uniqueItems: false }, 'false asks nothing');
+  });
 });
 
 describe('large string enums (a Set instead of a scan)', () => {
@@ -140,6 +153,18 @@ describe('large string enums (a Set instead of a scan)', () => {
     assert.deepEqual(copy.properties.mixed.enum, [...many, 1]);
     assert.deepEqual(copy.const, { enum: many }, 'data is left as it is');
     assert.deepEqual(copy.examples, [{ enum: many }]);
+  });
+
+  it('rewrites inside the schemas that dependencies and dependentSchemas map names to, never the names', () => {
+    const many = Array.from({ length: 20 }, (_, i) => `v${i}`);
+    const schema = {
+      dependencies: { enum: { properties: { x: { enum: many } } }, other: ['enum', 'x'] },
+      dependentSchemas: { enum: { enum: many } },
+    };
+    const copy = withSetEnums(schema) as any;
+    assert.deepEqual(copy.dependencies.enum, { properties: { x: { 'x-string-enum': many } } });
+    assert.deepEqual(copy.dependencies.other, ['enum', 'x'], 'a list of names is left as it is');
+    assert.deepEqual(copy.dependentSchemas.enum, { 'x-string-enum': many });
   });
 
   it('rejects what enum rejects, with the same message, and reports every failure', () => {
