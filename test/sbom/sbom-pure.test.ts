@@ -179,6 +179,15 @@ describe('large string enums (a Set instead of a scan)', () => {
     assert.ok(at('/components/2/licenses/0/license/id').includes('must be string'), JSON.stringify(details));
     assert.ok(at('/components/3/name').includes('must be string'), JSON.stringify(details));
   });
+
+  it('names each failure of a stand-in keyword at its own path', () => {
+    const doc = cycloneDx16(4);
+    for (const i of [0, 3]) doc.components[i].licenses[0].license.id = `Not-A-Licence-${i}`;
+    for (const i of [1, 2]) (doc.components[i] as any).hashes = [{ alg: 'SHA-256', content: 'f'.repeat(60 + i) }];
+    const paths = validateCycloneDx('1.6', doc).map((d) => d.path);
+    for (const i of [0, 3]) assert.ok(paths.includes(`/components/${i}/licenses/0/license/id`), JSON.stringify(paths));
+    for (const i of [1, 2]) assert.ok(paths.includes(`/components/${i}/hashes/0/content`), JSON.stringify(paths));
+  });
 });
 
 describe('fast patterns (a plain function instead of a RegExp)', () => {
