@@ -78,7 +78,7 @@ describe('cra-admin component search and sbom diff', () => {
     );
     assert.deepEqual((await runCli(['component', 'search', '--org', 'acme', '--name', 'nothing', '--json'], env)).json(), []);
     const usage = await runCli(['component', 'search', '--org', 'acme'], env);
-    assert.equal(usage.code, 1);
+    assert.equal(usage.code, 2, 'a usage error');
     assert.match(usage.stderr, /--purl P or --name N/);
   });
 
@@ -109,8 +109,11 @@ describe('cra-admin component search and sbom diff', () => {
     assert.match(release.stderr, /no SBOM for release 5\.5/);
     const theirs = await runCli(['sbom', 'diff', '--org', 'acme', '--sku', 'THEIRS', '--from', '1', '--to', '1'], env);
     assert.match(theirs.stderr, /no product with SKU "THEIRS"/);
-    const bad = await runCli(['sbom', 'diff', '--org', 'acme', '--sku', 'RTR-1', '--from', 'x', '--to', '1'], env);
-    assert.equal(bad.code, 2);
+    for (const from of ['x', '0', '-1', '1.5', '1e0', '0x1', ' 1', '99999999999999999999']) {
+      const bad = await runCli(['sbom', 'diff', '--org', 'acme', '--sku', 'RTR-1', '--from', from, '--to', '1'], env);
+      assert.equal(bad.code, 2, from);
+      assert.match(bad.stderr, /expected a revision number/, from);
+    }
   });
 });
 

@@ -1,5 +1,4 @@
 import { Command, Option } from 'commander';
-import { AppError } from '../../errors.js';
 import { action } from '../context.js';
 import { table } from '../output.js';
 
@@ -12,10 +11,13 @@ export function componentCommand(): Command {
     .addOption(new Option('--purl <purl>', 'the package URL, exactly as in the SBOMs').conflicts(['name', 'version']))
     .option('--name <name>', 'the component name')
     .option('--version <version>', 'with --name: only this version')
+    // A usage error (exit 2), like a missing required option: found before anything is opened.
+    .hook('preAction', (command) => {
+      const opts = command.opts<{ purl?: string; name?: string }>();
+      if (opts.purl === undefined && opts.name === undefined) command.error('error: give --purl P or --name N [--version V]');
+    })
     .action(
       action(async (ctx, opts: { org: string; purl?: string; name?: string; version?: string }) => {
-        if (opts.purl === undefined && opts.name === undefined)
-          throw new AppError('validation_failed', 'give --purl P or --name N [--version V]');
         const match =
           opts.purl !== undefined
             ? { purl: opts.purl }

@@ -57,8 +57,8 @@ export function sbomCommand(): Command {
   return sbom;
 }
 
+/** Digits only, as written (Number() would also take 1e0, 0x1 and 99999999999999999999, rounded). */
 function revisionNumber(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a revision number (1, 2, …)');
-  return n;
+  if (!/^[1-9]\d{0,9}$/.test(value)) throw new InvalidArgumentError('expected a revision number (1, 2, …)');
+  return Number(value);
 }
