@@ -65,13 +65,19 @@ export function normaliseCycloneDx(doc: Json, emit: ComponentSink): string | nul
   return str((metadata?.component as Json | undefined)?.version);
 }
 
-function spdxLicenses(...values: unknown[]): string[] {
-  const out: string[] = [];
+/**
+ * The licence texts among `values`, each once, in the order first met. A Set, and a list passed
+ * as one argument: an SPDX 3 package may be given hundreds of thousands of licences through its
+ * relationships (a list spread into arguments overflows the stack; a list searched for each
+ * text is quadratic).
+ */
+function spdxLicenses(values: readonly unknown[]): string[] {
+  const out = new Set<string>();
   for (const v of values) {
     const text = str(v);
-    if (text && !NO_LICENSE.has(text) && !out.includes(text)) out.push(text);
+    if (text && !NO_LICENSE.has(text)) out.add(text);
   }
-  return out;
+  return [...out];
 }
 
 /** SPDX 2: packages other than those the document describes (documentDescribes, DESCRIBES, DESCRIBED_BY). */
@@ -92,7 +98,7 @@ export function normaliseSpdx2(doc: Json, emit: ComponentSink): string | null {
       version: str(p.versionInfo),
       purl: str(((p.externalRefs as Json[] | undefined) ?? []).find((r) => r.referenceType === 'purl')?.referenceLocator),
       type: str(p.primaryPackagePurpose)?.toLowerCase() ?? null,
-      licenses: spdxLicenses(p.licenseDeclared, p.licenseConcluded),
+      licenses: spdxLicenses([p.licenseDeclared, p.licenseConcluded]),
       ref: p.SPDXID as string,
     });
   }
@@ -104,7 +110,8 @@ export function normaliseSpdx3(doc: Json, emit: ComponentSink): string | null {
   const graph = graphOf(doc);
   const roots: string[] = [];
   for (const node of graph) {
-    if (node.type === 'SpdxDocument' || node.type === 'software_Sbom') roots.push(...(idList(node.rootElement) ?? []));
+    // Appended one by one: a list of any length (spreading it into push's arguments overflows the stack).
+    if (node.type === 'SpdxDocument' || node.type === 'software_Sbom') for (const id of idList(node.rootElement) ?? []) roots.push(id);
   }
   const rootSet = new Set(roots);
   const byId = new Map<string, Json>();
@@ -114,8 +121,10 @@ export function normaliseSpdx3(doc: Json, emit: ComponentSink): string | null {
   for (const node of graph) {
     if (node.relationshipType !== 'hasDeclaredLicense' && node.relationshipType !== 'hasConcludedLicense') continue;
     const from = String(node.from);
-    const expressions = (idList(node.to) ?? []).map((id) => byId.get(id)?.simplelicensing_licenseExpression ?? byId.get(id)?.name);
-    licensesOf.set(from, [...(licensesOf.get(from) ?? []), ...expressions]);
+    // Each package's list grows in place: copying it at each relationship was quadratic.
+    let list = licensesOf.get(from);
+    if (list === undefined) licensesOf.set(from, (list = []));
+    for (const id of idList(node.to) ?? []) list.push(byId.get(id)?.simplelicensing_licenseExpression ?? byId.get(id)?.name);
   }
   for (const p of graph) {
     if (p.type !== 'software_Package' || rootSet.has(p.spdxId as string)) continue;
@@ -124,7 +133,7 @@ export function normaliseSpdx3(doc: Json, emit: ComponentSink): string | null {
       version: str(p.software_packageVersion),
       purl: str(p.software_packageUrl),
       type: str(p.software_primaryPurpose),
-      licenses: spdxLicenses(...(licensesOf.get(p.spdxId as string) ?? [])),
+      licenses: spdxLicenses(licensesOf.get(p.spdxId as string) ?? []),
       ref: p.spdxId as string,
     });
   }

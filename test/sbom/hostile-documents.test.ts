@@ -117,6 +117,54 @@ describe('SBOM ingest: hostile documents and the bound on bodies in memory (serv
     assert.match(body.details[0]!.message, /lone UTF-16 surrogate/);
   });
 
+  it('bytes that are not UTF-8 (a name in Latin-1) → 400 invalid_json, never stored as U+FFFD', async () => {
+    const text = JSON.stringify(cycloneDx16(2)).replace('"name":"lib-1"', '"name":"caf\u00e9"');
+    const res = await fetch(`${server.url}/api/v1/external/products/RTR-1/sbom`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-cra-api-key': key },
+      body: Buffer.from(text, 'latin1'),
+    });
+    assert.equal(res.status, 400);
+    const body = (await res.json()) as { code: string; errore: string };
+    assert.equal(body.code, 'invalid_json');
+    assert.match(body.errore, /not UTF-8/);
+    // The same document in UTF-8 is stored as written.
+    assert.equal((await post(text)).status, 201);
+  });
+
+  it('SPDX 3 with 700,000 root elements and a relationship to 700,000 licences → 201 (was a 500: a stack overflow)', async () => {
+    const many = (id: string) => Array(700_000).fill(id);
+    const doc = {
+      '@context': 'https://spdx.org/rdf/3.0.1/spdx-context.jsonld',
+      '@graph': [
+        { type: 'CreationInfo', '@id': '_:ci', created: '2026-01-01T00:00:00Z', specVersion: '3.0.1', createdBy: ['urn:x'] },
+        { type: 'SpdxDocument', spdxId: 'd', creationInfo: '_:ci', rootElement: many('r') },
+        { type: 'software_Package', spdxId: 'r', creationInfo: '_:ci', name: 'fw', software_packageVersion: '3.3' },
+        { type: 'software_Package', spdxId: 'a', creationInfo: '_:ci', name: 'a', software_packageVersion: '1' },
+        { type: 'simplelicensing_LicenseExpression', spdxId: 'l', creationInfo: '_:ci', simplelicensing_licenseExpression: 'MIT' },
+        { type: 'Relationship', spdxId: 'x', creationInfo: '_:ci', from: 'a', relationshipType: 'hasDeclaredLicense', to: many('l') },
+      ],
+    };
+    const res = await post(JSON.stringify(doc));
+    const text = await res.text();
+    assert.equal(res.status, 201, text);
+    assert.deepEqual(
+      [(JSON.parse(text) as { components: number }).components, (JSON.parse(text) as { release_version: string }).release_version],
+      [1, '3.3'],
+    );
+  });
+
+  it('20,000 components that each fail several ways → 422 with the first 50 problems', async () => {
+    const doc = cycloneDx16(20_000);
+    for (const c of doc.components) Object.assign(c, { type: 'bogus', name: 1, externalReferences: [{ type: 'q', url: 5 }] });
+    const res = await post(JSON.stringify(doc));
+    assert.equal(res.status, 422);
+    const body = (await res.json()) as { code: string; details: Array<{ path: string }> };
+    assert.equal(body.code, 'invalid_sbom');
+    assert.equal(body.details.length, 50);
+    assert.equal(body.details[0]!.path, '/components/0/type');
+  });
+
   it('bodies beyond the in-memory bound → 503 with Retry-After, unread; room again once one is done', async () => {
     // A slow client: declares 8 MiB, sends a little, keeps the connection open.
     const { port } = new URL(server.url);

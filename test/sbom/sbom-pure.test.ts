@@ -3,12 +3,20 @@ import { describe, it } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
 import type { AppError } from '../../src/errors.js';
 import { Ajv } from 'ajv';
-import { cycloneDxValidator, validateCycloneDx, withoutCallContexts } from '../../src/sbom/cyclonedx-validator.js';
+import {
+  cycloneDxValidator,
+  DETAIL_WINDOW,
+  validateCycloneDx,
+  withAppendedErrors,
+  withoutCallContexts,
+} from '../../src/sbom/cyclonedx-validator.js';
 import { detectFormat } from '../../src/sbom/detect-format.js';
 import { FAST_PATTERNS, withFastPatterns } from '../../src/sbom/fast-patterns.js';
 import { withSetEnums } from '../../src/sbom/large-enums.js';
 import { type NormalisedComponent, normaliseCycloneDx, normaliseSpdx2 } from '../../src/sbom/normalise.js';
 import { mayBePoisoned, parseDocument } from '../../src/sbom/parse-document.js';
+import { readSbomBytes, textAt } from '../../src/sbom/read-sbom.js';
+import { componentFields } from '../../src/sbom/component-rows.js';
 import { distinctAtOneMember, findDuplicate } from '../../src/sbom/find-duplicate.js';
 import { withLinearUniqueItems } from '../../src/sbom/unique-items.js';
 import { cycloneDx16 } from './sbom-fixtures.js';
@@ -292,6 +300,72 @@ describe('the fast validator passes no call contexts', () => {
   });
 });
 
+describe('the detailed validator gathers errors in bounded, linear work', () => {
+  it('appends the errors of what it calls instead of concatenating arrays, in the code this ajv generates', () => {
+    const code =
+      'if(!(validate12(data[i0], ctx))){vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);errors = vErrors.length;}';
+    assert.equal(
+      withAppendedErrors(code),
+      'if(!(validate12(data[i0], ctx))){if(vErrors === null){vErrors = validate12.errors.slice();}else{for(const e$ of validate12.errors){vErrors.push(e$);}}errors = vErrors.length;}',
+    );
+    const codes: string[] = [];
+    const process = (c: string) => {
+      codes.push(c);
+      return withAppendedErrors(c);
+    };
+    const ajv = new Ajv({ allErrors: true, code: { process } });
+    const validate = ajv.compile({
+      type: 'array',
+      items: { $ref: '#/definitions/item' },
+      definitions: { item: { type: 'object', required: ['a', 'b'] } },
+    });
+    assert.ok(
+      codes.some((c) => c.includes('.concat(')),
+      'ajv gathers with concat',
+    );
+    assert.ok(
+      codes.every((c) => !withAppendedErrors(c).includes('.concat(')),
+      'no concat is left',
+    );
+    assert.equal(validate([{ a: 1 }, {}, { a: 1, b: 2 }]), false);
+    assert.deepEqual(
+      validate.errors!.map((e) => `${e.instancePath} ${e.params.missingProperty}`),
+      ['/0 b', '/1 a', '/1 b'],
+    );
+  });
+
+  it('names failures past the first window at their own index, duplicates too', () => {
+    const n = DETAIL_WINDOW * 3;
+    const doc = cycloneDx16(n);
+    doc.components[DETAIL_WINDOW + 44].name = 7;
+    doc.components[DETAIL_WINDOW * 2 + 5] = { ...doc.components[DETAIL_WINDOW + 3] };
+    assert.deepEqual(validateCycloneDx('1.6', doc), [{ path: `/components/${DETAIL_WINDOW + 44}/name`, message: 'must be string' }]);
+    doc.components[DETAIL_WINDOW + 44].name = 'fixed';
+    // Both in the third window: named by their places in the whole list.
+    doc.components[DETAIL_WINDOW * 2 + 9] = { ...doc.components[DETAIL_WINDOW * 2 + 1] };
+    assert.deepEqual(validateCycloneDx('1.6', doc), [
+      { path: `/components/${DETAIL_WINDOW * 2 + 9}`, message: `duplicates item ${DETAIL_WINDOW * 2 + 1} (items must be unique)` },
+    ]);
+    // Windows apart: found by the whole document's detailed run.
+    doc.components[DETAIL_WINDOW * 2 + 9] = { ...doc.components[DETAIL_WINDOW * 2 + 8], name: 'other', 'bom-ref': 'other' };
+    assert.deepEqual(validateCycloneDx('1.6', doc), [
+      { path: `/components/${DETAIL_WINDOW * 2 + 5}`, message: `duplicates item ${DETAIL_WINDOW + 3} (items must be unique)` },
+    ]);
+  });
+
+  it('reports the first failures of 20,000 failing components, as the first window holds them', () => {
+    const doc = cycloneDx16(20_000);
+    for (const c of doc.components) c.type = 'bogus';
+    const details = validateCycloneDx('1.6', doc);
+    assert.equal(details.length, 50);
+    assert.equal(details[0]!.path, '/components/0/type');
+    // The detailed run looked at one window, never at all 20,000 (its errors are its last run's).
+    const gathered = cycloneDxValidator('1.6', 'detailed').errors!.length;
+    assert.ok(gathered >= 50 && gathered <= 2 * DETAIL_WINDOW, `${gathered} errors gathered`);
+    assert.ok(details.every((d) => /^\/components\/\d+\/type$/.test(d.path) && Number(d.path.split('/')[2]) < DETAIL_WINDOW));
+  });
+});
+
 describe('parseDocument', () => {
   it('reads ASCII and UTF-8 documents alike (ASCII bytes are decoded as Latin-1, a plain copy)', () => {
     for (const doc of [
@@ -301,8 +375,16 @@ describe('parseDocument', () => {
       const bytes = Buffer.from(JSON.stringify(doc));
       assert.deepEqual(parseDocument(bytes), doc);
     }
-    // A byte over 0x7f that is not UTF-8 reads as U+FFFD, as a UTF-8 decoder reads it.
-    assert.deepEqual(parseDocument(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xe9, 0x22, 0x7d])), { a: '\ufffd' });
+    // Bytes that are not UTF-8 are refused, never read as U+FFFD: "café" in Latin-1, a lone
+    // continuation byte, a truncated sequence, an overlong form, an encoded surrogate.
+    for (const bad of [[0xe9], [0x80], [0xe2, 0x82], [0xc0, 0xaf], [0xed, 0xa0, 0x80]]) {
+      const bytes = Buffer.from([...Buffer.from('{"name":"caf'), ...bad, ...Buffer.from('"}')]);
+      assert.throws(
+        () => parseDocument(bytes),
+        (e: AppError) => e.code === 'invalid_json' && /not UTF-8/.test(e.message),
+        JSON.stringify(bad),
+      );
+    }
   });
 
   it('looks for constructor wherever its tail is, and for __proto__ and \\u escapes everywhere', () => {
@@ -381,5 +463,52 @@ describe('normaliseSpdx2', () => {
       '1.2',
     );
     assert.deepEqual(components, [{ name: 'SPDXRef-lib', version: null, purl: null, type: null, licenses: ['MIT'], ref: 'SPDXRef-lib' }]);
+  });
+});
+
+describe('normaliseSpdx3 on lists of any length', () => {
+  const spdx3 = (nodes: object[], roots: string[]) =>
+    Buffer.from(
+      JSON.stringify({
+        '@context': 'https://spdx.org/rdf/3.0.1/spdx-context.jsonld',
+        '@graph': [
+          { type: 'CreationInfo', '@id': '_:ci', created: '2026-01-01T00:00:00Z', specVersion: '3.0.1', createdBy: ['urn:x'] },
+          { type: 'SpdxDocument', spdxId: 'urn:doc', creationInfo: '_:ci', rootElement: roots },
+          { type: 'software_Package', spdxId: 'urn:root', creationInfo: '_:ci', name: 'fw', software_packageVersion: '3.3' },
+          { type: 'software_Package', spdxId: 'urn:a', creationInfo: '_:ci', name: 'a', software_packageVersion: '1' },
+          ...['MIT', 'Apache-2.0'].map((expression, i) => ({
+            type: 'simplelicensing_LicenseExpression',
+            spdxId: `urn:lic${i}`,
+            creationInfo: '_:ci',
+            simplelicensing_licenseExpression: expression,
+          })),
+          ...nodes,
+        ],
+      }),
+    );
+  const relationship = (i: number, to: string[]) => ({
+    type: 'Relationship',
+    spdxId: `urn:r${i}`,
+    creationInfo: '_:ci',
+    from: 'urn:a',
+    relationshipType: 'hasDeclaredLicense',
+    to,
+  });
+
+  it('reads a million root elements and a relationship to a million licences (spread into arguments, they overflowed the stack: a 500)', () => {
+    const to = Array.from({ length: 1_000_000 }, (_, i) => `urn:lic${i % 2}`);
+    const reading = readSbomBytes(spdx3([relationship(0, to)], Array(1_000_000).fill('urn:root')));
+    assert.equal(reading.releaseVersion, '3.3');
+    assert.equal(reading.count, 1);
+    assert.equal(componentFields(textAt(reading, 0)).licenses, '["MIT","Apache-2.0"]');
+  });
+
+  it('gathers 200,000 licence relationships of one package in linear time (copying its list at each was quadratic: minutes)', {
+    timeout: 120_000,
+  }, () => {
+    const nodes = Array.from({ length: 200_000 }, (_, i) => relationship(i, [`urn:lic${(i >> 1) % 2}`]));
+    const reading = readSbomBytes(spdx3(nodes, ['urn:root']));
+    assert.equal(reading.count, 1);
+    assert.equal(componentFields(textAt(reading, 0)).licenses, '["MIT","Apache-2.0"]');
   });
 });
