@@ -123,7 +123,10 @@ export function normaliseSpdx3(doc: Json, emit: ComponentSink): string | null {
     const from = String(node.from);
     // Each package's list grows in place: copying it at each relationship was quadratic.
     let list = licensesOf.get(from);
-    if (list === undefined) licensesOf.set(from, (list = []));
+    if (list === undefined) {
+      list = [];
+      licensesOf.set(from, list);
+    }
     for (const id of idList(node.to) ?? []) list.push(byId.get(id)?.simplelicensing_licenseExpression ?? byId.get(id)?.name);
   }
   for (const p of graph) {
