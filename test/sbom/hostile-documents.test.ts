@@ -194,3 +194,70 @@ describe('SBOM ingest: hostile documents and the bound on bodies in memory (serv
     assert.equal(accepted.status, 201);
   });
 });
+
+describe('SBOM ingest: one organisation cannot hold the whole bound (server process)', () => {
+  let server: RunningServer;
+  let drop: () => Promise<void>;
+  const keys: Record<string, string> = {};
+
+  before(async () => {
+    const db = await createEmptyDatabaseUrl();
+    drop = db.drop;
+    const env = { DATABASE_URL: db.url };
+    for (const org of ['acme', 'other']) {
+      assert.equal((await runCli(['org', 'create', org], env)).code, 0);
+      const created = await runCli(['key', 'create', '--org', org, '--name', 'ci', '--scopes', 'products:write', '--json'], env);
+      keys[org] = created.json().secret;
+      assert.equal((await runCli(['product', 'add', '--org', org, '--sku', 'RTR-1', '--name', 'Router'], env)).code, 0);
+    }
+    // Bodies up to 20 MiB, 40 MiB held at once: an organisation's large bodies hold at most 20.
+    server = await startServer({ ...env, LOG_LEVEL: 'warn', SBOM_MAX_BYTES: String(20 * MiB), SBOM_INFLIGHT_BYTES: String(40 * MiB) });
+  });
+  after(async () => {
+    await server?.stop();
+    await drop?.();
+  });
+
+  /** A chunked upload (its size unknown: it holds the maximum) that sends its first bytes and stops. */
+  const trickle = (org: string) => {
+    const req = httpRequest({
+      host: '127.0.0.1',
+      port: new URL(server.url).port,
+      method: 'POST',
+      path: '/api/v1/external/products/RTR-1/sbom',
+      headers: { 'content-type': 'application/json', 'x-cra-api-key': keys[org]!, 'transfer-encoding': 'chunked' },
+    });
+    req.on('error', () => {});
+    const answered = new Promise<number>((resolve) => req.on('response', (res) => resolve(res.statusCode!)));
+    req.write('{"bomFormat":');
+    return { req, answered };
+  };
+  /** A whole document sent chunked, as a pipeline streaming it would. */
+  const streamed = (org: string, doc: string) =>
+    fetch(`${server.url}/api/v1/external/products/RTR-1/sbom`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-cra-api-key': keys[org]! },
+      body: new Blob([doc]).stream(),
+      duplex: 'half',
+    } as RequestInit);
+
+  it("a second trickling upload of one organisation → 503; its small uploads and another organisation's streamed one → 201", async () => {
+    const first = trickle('acme');
+    const second = trickle('acme');
+    assert.equal(await second.answered, 503, 'the second holds no more of the bound');
+    const small = await fetch(`${server.url}/api/v1/external/products/RTR-1/sbom`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-cra-api-key': keys.acme! },
+      body: JSON.stringify(cycloneDx16(2)),
+    });
+    assert.equal(small.status, 201, await small.text());
+    const theirs = await streamed('other', JSON.stringify(cycloneDx16(3)));
+    assert.equal(theirs.status, 201, await theirs.text());
+    // Once the first is gone, the organisation's share is free again.
+    first.req.destroy();
+    second.req.destroy();
+    await new Promise((r) => setTimeout(r, 300));
+    const again = await streamed('acme', JSON.stringify(cycloneDx16(4)));
+    assert.equal(again.status, 201, await again.text());
+  });
+});
