@@ -220,14 +220,16 @@ function shifted(detail: ErrorDetail, array: string, from: number): ErrorDetail 
   const end = rest.includes('/') ? rest.indexOf('/') : rest.length;
   if (!/^\d+$/.test(rest.slice(0, end))) return detail;
   const path = `${prefix}${Number(rest.slice(0, end)) + from}${rest.slice(end)}`;
-  // The linear uniqueItems check names the earlier item by its index in the window too.
+  // A duplicate item of the window itself names the earlier one by its index in the window too;
+  // one of an array inside an item (a component's dependsOn) by its index in that array.
+  if (end < rest.length) return { path, message: detail.message };
   const message = detail.message.replace(/^duplicates item (\d+)/, (_, i: string) => `duplicates item ${Number(i) + from}`);
   return { path, message };
 }
 
 /**
- * Where a document `fast` rejected fails, found in bounded work: its large top-level arrays
- * (components, dependencies, ...) are cut to their first DETAIL_WINDOW items, where most
+ * Where a document `fast` rejected fails, found in bounded work: its large top-level arrays that
+ * the schema names (components, dependencies, ...) are cut to their first DETAIL_WINDOW items, where most
  * documents fail; if that passes, each is searched window by window with `fast` (linear, cheap)
  * and only the first failing window is validated in detail, its paths shifted back. A document
  * whose every window passes fails across windows (a duplicate far apart) or where nothing was
@@ -236,18 +238,24 @@ function shifted(detail: ErrorDetail, array: string, from: number): ErrorDetail 
 function boundedDetails(version: CycloneDxVersion, document: unknown): ErrorDetail[] {
   if (document === null || typeof document !== 'object' || Array.isArray(document)) return detailsOf(version, document);
   const doc = document as Record<string, unknown>;
-  const large = Object.keys(doc).filter((key) => Array.isArray(doc[key]) && (doc[key] as unknown[]).length > DETAIL_WINDOW);
-  if (large.length === 0) return detailsOf(version, doc);
-  const head: Record<string, unknown> = { ...doc };
-  for (const key of large) head[key] = (doc[key] as unknown[]).slice(0, DETAIL_WINDOW);
   const fast = cycloneDxValidator(version, 'fast');
-  if (!fast(head)) return detailsOf(version, head);
+  // Only the arrays the schema names (a dozen at most): CycloneDX 1.2 and 1.3 let a document carry
+  // keys of its own, thousands of them, which no schema checks and which cannot fail.
+  const named = (fast.schema as { properties?: Record<string, unknown> }).properties ?? {};
+  const large = Object.keys(named).filter((key) => Array.isArray(doc[key]) && (doc[key] as unknown[]).length > DETAIL_WINDOW);
+  if (large.length === 0) return detailsOf(version, doc);
+  // One object, its arrays swapped in place: a copy per window would copy every key each time.
+  const probe: Record<string, unknown> = { ...doc };
+  for (const key of large) probe[key] = (doc[key] as unknown[]).slice(0, DETAIL_WINDOW);
+  if (!fast(probe)) return detailsOf(version, probe);
   for (const key of large) {
     const items = doc[key] as unknown[];
+    const head = probe[key];
     for (let from = DETAIL_WINDOW; from < items.length; from += DETAIL_WINDOW) {
-      const probe = { ...head, [key]: items.slice(from, from + DETAIL_WINDOW) };
+      probe[key] = items.slice(from, from + DETAIL_WINDOW);
       if (!fast(probe)) return detailsOf(version, probe).map((detail) => shifted(detail, key, from));
     }
+    probe[key] = head;
   }
   return detailsOf(version, doc);
 }

@@ -102,6 +102,9 @@ describe('cra-admin component search and sbom diff', () => {
   });
 
   it('sbom diff: clear errors for what does not exist, and for another organisation’s product', async () => {
+    const highest = await runCli(['sbom', 'diff', '--org', 'acme', '--sku', 'RTR-1', '--from', '1', '--to', '2147483647'], env);
+    assert.equal(highest.code, 1, highest.stderr);
+    assert.match(highest.stderr, /has no revision 2147483647/);
     const missing = await runCli(['sbom', 'diff', '--org', 'acme', '--sku', 'RTR-1', '--from', '1', '--to', '9'], env);
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /has no revision 9/);
@@ -109,7 +112,7 @@ describe('cra-admin component search and sbom diff', () => {
     assert.match(release.stderr, /no SBOM for release 5\.5/);
     const theirs = await runCli(['sbom', 'diff', '--org', 'acme', '--sku', 'THEIRS', '--from', '1', '--to', '1'], env);
     assert.match(theirs.stderr, /no product with SKU "THEIRS"/);
-    for (const from of ['x', '0', '-1', '1.5', '1e0', '0x1', ' 1', '99999999999999999999']) {
+    for (const from of ['x', '0', '-1', '1.5', '1e0', '0x1', ' 1', '2147483648', '99999999999999999999']) {
       const bad = await runCli(['sbom', 'diff', '--org', 'acme', '--sku', 'RTR-1', '--from', from, '--to', '1'], env);
       assert.equal(bad.code, 2, from);
       assert.match(bad.stderr, /expected a revision number/, from);

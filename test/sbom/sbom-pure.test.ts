@@ -353,6 +353,25 @@ describe('the detailed validator gathers errors in bounded, linear work', () => 
     ]);
   });
 
+  it('names a duplicate inside an item past the first window by its index in that item', () => {
+    const doc = cycloneDx16(2);
+    doc.dependencies = Array.from({ length: DETAIL_WINDOW + 144 }, (_, i) => ({ ref: `r${i}`, dependsOn: ['a', 'b'] }));
+    doc.dependencies[DETAIL_WINDOW + 44].dependsOn = ['x', 'y', 'x'];
+    assert.deepEqual(validateCycloneDx('1.6', doc), [
+      { path: `/dependencies/${DETAIL_WINDOW + 44}/dependsOn/2`, message: 'duplicates item 0 (items must be unique)' },
+    ]);
+  });
+
+  it('windows only the arrays the schema names (CycloneDX 1.3 lets a document carry thousands of its own)', () => {
+    const doc = cycloneDx16(DETAIL_WINDOW + 50);
+    doc.specVersion = '1.3';
+    for (let k = 0; k < 2_000; k++) doc[`own${k}`] = Array(DETAIL_WINDOW + 1).fill(0);
+    doc.components[DETAIL_WINDOW + 40] = { ...doc.components[3] };
+    assert.deepEqual(validateCycloneDx('1.3', doc), [
+      { path: `/components/${DETAIL_WINDOW + 40}`, message: 'duplicates item 3 (items must be unique)' },
+    ]);
+  });
+
   it('reports the first failures of 20,000 failing components, as the first window holds them', () => {
     const doc = cycloneDx16(20_000);
     for (const c of doc.components) c.type = 'bogus';
