@@ -2,6 +2,9 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { isUnavailable } from '../db/index.js';
 import { AppError, ERROR_STATUS, type ErrorBody, type ErrorCode, type ErrorDetail } from '../errors.js';
 
+/** The code of the error that a JSON body which is not UTF-8 raises (json-body.ts). */
+export const BODY_NOT_UTF8 = 'ERR_BODY_NOT_UTF8';
+
 /** What a 503 asks clients to wait before retrying: outages are detected within seconds. */
 export const RETRY_AFTER_SECONDS = 2;
 
@@ -45,6 +48,8 @@ function classify(error: FastifyError, request: FastifyRequest): { code: ErrorCo
   if (error.statusCode === 413) return { code: 'payload_too_large', message: 'the body is larger than this operation accepts' };
   if (error.statusCode === 415)
     return { code: 'unsupported_media_type', message: 'the body must be sent with Content-Type: application/json' };
+  if (error.code === BODY_NOT_UTF8)
+    return { code: 'invalid_json', message: 'the body is not UTF-8 text (JSON exchanged between systems is UTF-8, RFC 8259)' };
   if (error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY')
     return { code: 'invalid_json', message: 'the body is empty; a JSON object is expected' };
   if (error.statusCode === 400 && (error instanceof SyntaxError || error.code?.startsWith('FST_ERR_CTP'))) {

@@ -261,6 +261,32 @@ describe('POST /incidents', () => {
       assert.equal(({} as Record<string, unknown>).polluted, undefined);
     });
 
+    it('400 invalid_json for bytes that are not UTF-8, never stored as U+FFFD; UTF-8 text is kept as sent', async () => {
+      const text = '{"description":"caf\u00e9 firmware"}';
+      const latin1 = await h.app.inject({
+        method: 'POST',
+        url: INCIDENTS_URL,
+        headers: { 'x-cra-api-key': acme.key, 'content-type': 'application/json' },
+        payload: Buffer.from(text, 'latin1'),
+      });
+      assert.equal(latin1.statusCode, 400, latin1.body);
+      assert.equal(latin1.json().code, 'invalid_json');
+      assert.match(latin1.json().errore, /not UTF-8/);
+      const utf8 = await h.app.inject({
+        method: 'POST',
+        url: INCIDENTS_URL,
+        headers: { 'x-cra-api-key': acme.key, 'content-type': 'application/json; charset=utf-8' },
+        payload: Buffer.from(text, 'utf8'),
+      });
+      assert.equal(utf8.statusCode, 201, utf8.body);
+      const stored = await h.database.db
+        .selectFrom('signals')
+        .select('description')
+        .where('id', '=', utf8.json().id)
+        .executeTakeFirstOrThrow();
+      assert.equal(stored.description, 'caf\u00e9 firmware');
+    });
+
     it('413 for a body over 64 KiB, before validation', async () => {
       const res = await postIncident(h, acme.key, { description: 'x'.repeat(64 * 1024) });
       assert.equal(res.statusCode, 413);
