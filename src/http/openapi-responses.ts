@@ -46,7 +46,7 @@ export const authErrors = {
 };
 
 export const bodyErrors = {
-  400: errorResponse('The body is not valid JSON, or uses prototype-poisoning keys (code invalid_json)'),
+  400: errorResponse('The body is not valid JSON, is not UTF-8 text, or uses prototype-poisoning keys (code invalid_json)'),
   413: errorResponse('The body is larger than this operation accepts (code payload_too_large)'),
   415: errorResponse('The body is not sent as application/json (code unsupported_media_type)'),
 };

@@ -126,7 +126,7 @@ export function ingestSbomRoute(
               'or a recognised format that fails its schema, nests deeper than 100 levels, or holds a NUL character or a lone UTF-16 surrogate (code invalid_sbom, `details` with JSON pointers)',
           ),
           503: errorResponse(
-            'Too many SBOM bodies are held at once, or the database is unreachable for now (code service_unavailable); nothing was stored',
+            "Too many SBOM bodies are held at once, or this organisation's bodies hold its share (half of the bound), or the database is unreachable for now (code service_unavailable); nothing was stored",
             {
               'Retry-After': { type: 'integer', description: 'Seconds to wait before retrying' },
             },

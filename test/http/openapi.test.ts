@@ -82,6 +82,14 @@ describe('OpenAPI document and console', () => {
     assert.deepEqual(doc.components.schemas.Error.required, ['errore', 'code', 'request_id']);
   });
 
+  it("says which bodies are refused: not UTF-8 (every body), and beyond the organisation's share (SBOM ingest)", async () => {
+    const doc = (await fetchDocument()).json();
+    for (const path of ['/incidents', '/products/{sku}/sbom']) {
+      assert.match(doc.paths[path].post.responses['400'].description, /not UTF-8 text/, path);
+    }
+    assert.match(doc.paths['/products/{sku}/sbom'].post.responses['503'].description, /this organisation's bodies hold its share/);
+  });
+
   it('keeps short forms, 405 answers and infrastructure routes out of the document', async () => {
     const doc = (await fetchDocument()).json();
     const paths = Object.keys(doc.paths);
