@@ -9,22 +9,25 @@ import { REPO_ROOT } from '../helpers/cli.js';
 import { csafErrors } from '../helpers/csaf.js';
 import { postIncident } from '../helpers/incidents.js';
 
-// The README's Article 14 walk-through, run exactly as written: its `sh` block through bash (with
-// `npx cra-admin` running the built CLI) and its `json` block as final-report.json.
+// The Article 14 walk-through (docs/art14.md, section "Walk-through"), run exactly as written: its
+// `sh` block through bash (with `npx cra-admin` running the built CLI) and its `json` block as
+// final-report.json.
 
 function walkThrough(): { script: string; finalReport: string } {
-  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf('## Article 14');
-  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+  const doc = readFileSync(join(REPO_ROOT, 'docs/art14.md'), 'utf8');
+  const start = doc.indexOf('\n## Walk-through\n');
+  assert.ok(start >= 0, 'docs/art14.md has a "## Walk-through" section');
+  const end = doc.indexOf('\n## ', start + 1);
+  const section = doc.slice(start, end < 0 ? undefined : end);
   const block = (lang: string) => {
     const match = new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``).exec(section);
-    assert.ok(match, `the Article 14 section has a ${lang} block`);
+    assert.ok(match, `the Article 14 walk-through has a ${lang} block`);
     return match[1]!;
   };
   return { script: block('sh'), finalReport: block('json') };
 }
 
-describe('README: the Article 14 walk-through runs as written', () => {
+describe('docs/art14.md: the Article 14 walk-through runs as written', () => {
   let h: Harness;
   const teardown = suiteTeardown();
 

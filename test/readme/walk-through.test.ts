@@ -1,33 +1,60 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { REPO_ROOT } from '../helpers/cli.js';
 import { type RunningServer, startServer } from '../helpers/server.js';
 
-// The README's walk-through, run as written: every ```sh block preceded by the marker
-// <!-- walk-through --> runs, in the order of the file, in one shell session (exports carry from
-// block to block), from the project directory, against a server started here on a fresh SQLite
-// database. Only PORT and DATABASE_URL are set for it; the README's commands read them
-// (`${PORT:-8080}`, cra-admin's DATABASE_URL). Every block must exit 0.
+// The walk-through, run as written: every ```sh block preceded by the marker <!-- walk-through -->
+// runs, file by file in the order of WALK_THROUGH_FILES and in the order of each file, in one shell
+// session (exports carry from block to block), from the project directory, against a server started
+// here on a fresh SQLite database. Only PORT and DATABASE_URL are set for it; the documented
+// commands read them (`${PORT:-8080}`, cra-admin's DATABASE_URL). Every block must exit 0.
 
 const MARKER = '<!-- walk-through -->';
 
-/** The marked blocks, each with the line it starts on. */
-export function walkThroughBlocks(markdown: string): Array<{ line: number; script: string }> {
+/**
+ * Where the marked blocks live, in the order they run: the README's walk-through first, then the
+ * docs (the triage in docs/api.md needs the README's signals; the signed checkpoint in docs/cli.md
+ * comes last). Every docs/*.md must be listed, so that no marked block can be left out unseen.
+ */
+export const WALK_THROUGH_FILES = [
+  'README.md',
+  'docs/api.md',
+  'docs/sbom.md',
+  'docs/art14.md',
+  'docs/console.md',
+  'docs/webhooks.md',
+  'docs/configuration.md',
+  'docs/cli.md',
+  'docs/operations.md',
+  'docs/architecture.md',
+  'docs/development.md',
+];
+
+/** The README held six marked blocks before it was split into docs/; none may go unmarked since. */
+const MIN_BLOCKS = 6;
+
+/** The marked blocks of one file, each with the line it starts on. */
+export function walkThroughBlocks(markdown: string, file = 'README.md'): Array<{ file: string; line: number; script: string }> {
   const lines = markdown.split('\n');
-  const blocks: Array<{ line: number; script: string }> = [];
+  const blocks: Array<{ file: string; line: number; script: string }> = [];
   for (let i = 0; i < lines.length; i++) {
     if (lines[i]!.trim() !== MARKER) continue;
     const open = lines.findIndex((l, j) => j > i && l.trim() !== '');
-    if (open < 0 || lines[open] !== '```sh') throw new Error(`README line ${i + 1}: ${MARKER} must be followed by a \`\`\`sh block`);
+    if (open < 0 || lines[open] !== '```sh') throw new Error(`${file} line ${i + 1}: ${MARKER} must be followed by a \`\`\`sh block`);
     const close = lines.findIndex((l, j) => j > open && l === '```');
-    if (close < 0) throw new Error(`README line ${open + 1}: unterminated block`);
-    blocks.push({ line: open + 2, script: lines.slice(open + 1, close).join('\n') });
+    if (close < 0) throw new Error(`${file} line ${open + 1}: unterminated block`);
+    blocks.push({ file, line: open + 2, script: lines.slice(open + 1, close).join('\n') });
   }
   return blocks;
+}
+
+/** Every marked block of WALK_THROUGH_FILES, in the order they run. */
+export function allWalkThroughBlocks(): Array<{ file: string; line: number; script: string }> {
+  return WALK_THROUGH_FILES.flatMap((file) => walkThroughBlocks(readFileSync(join(REPO_ROOT, file), 'utf8'), file));
 }
 
 function bash(script: string, env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -43,7 +70,7 @@ function bash(script: string, env: NodeJS.ProcessEnv): Promise<{ code: number; s
 }
 
 describe('README walk-through', () => {
-  const blocks = walkThroughBlocks(readFileSync(join(REPO_ROOT, 'README.md'), 'utf8'));
+  const blocks = allWalkThroughBlocks();
   let dir: string;
   let server: RunningServer;
   let env: NodeJS.ProcessEnv;
@@ -63,6 +90,17 @@ describe('README walk-through', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('reads every docs/*.md file, and finds no fewer marked blocks than before the split', (t) => {
+    const docs = readdirSync(join(REPO_ROOT, 'docs'))
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => `docs/${name}`);
+    const unlisted = docs.filter((file) => !WALK_THROUGH_FILES.includes(file));
+    assert.deepEqual(unlisted, [], 'every docs/*.md is in WALK_THROUGH_FILES (add a new one where its blocks belong in the order)');
+    const perFile = WALK_THROUGH_FILES.map((file) => `${file}: ${blocks.filter((b) => b.file === file).length}`).join(', ');
+    t.diagnostic(`${blocks.length} marked blocks (${perFile})`);
+    assert.ok(blocks.length >= MIN_BLOCKS, `${blocks.length} marked blocks, at least ${MIN_BLOCKS} expected (${perFile})`);
+  });
+
   it('has marked blocks covering the API, the SBOM push, the reports and their triage', () => {
     assert.ok(blocks.length >= 4, `${blocks.length} marked blocks`);
     const all = blocks.map((b) => b.script).join('\n');
@@ -73,14 +111,14 @@ describe('README walk-through', () => {
   });
 
   for (const [i, block] of blocks.entries()) {
-    it(`block ${i + 1} (README line ${block.line}) exits 0`, async () => {
+    it(`block ${i + 1} (${block.file} line ${block.line}) exits 0`, async () => {
       // Each block runs with the exports of the blocks before it, and saves its own.
       const script = `set -eo pipefail\nsource ${JSON.stringify(state())}\n${block.script}\nexport -p > ${JSON.stringify(state())}\n`;
       const result = await bash(script, env);
       assert.equal(
         result.code,
         0,
-        `README line ${block.line}:\n${block.script}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`,
+        `${block.file} line ${block.line}:\n${block.script}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`,
       );
     });
   }

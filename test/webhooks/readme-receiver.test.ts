@@ -9,9 +9,9 @@ import { postIncident } from '../helpers/incidents.js';
 import { freePort } from '../helpers/services.js';
 import { webhookParts } from '../helpers/webhooks.js';
 
-// The receiver example of the README's Webhooks section, run as written (only its port changed)
-// against real deliveries: it verifies them with standardwebhooks and processes each id once.
-describe("the README's webhook receiver", () => {
+// The receiver example of docs/webhooks.md (its first `js` block), run as written (only its port
+// changed) against real deliveries: it verifies them with standardwebhooks and processes each id once.
+describe('the webhook receiver of docs/webhooks.md', () => {
   let h: Harness;
   let acme: Tenant;
   const teardown = suiteTeardown();
@@ -23,10 +23,9 @@ describe("the README's webhook receiver", () => {
   });
 
   it('verifies a delivery, rejects a forged one, and processes a replay once', async () => {
-    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('## Webhooks'));
-    const code = /```js\n([\s\S]*?)```/.exec(section)?.[1];
-    assert.ok(code?.includes('.listen(9000)'), 'the README has the receiver example');
+    const doc = readFileSync(join(REPO_ROOT, 'docs/webhooks.md'), 'utf8');
+    const code = /```js\n([\s\S]*?)```/.exec(doc)?.[1];
+    assert.ok(code?.includes('.listen(9000)'), 'docs/webhooks.md has the receiver example');
     const port = await freePort();
     // Inside the repository, so `standardwebhooks` resolves from its node_modules.
     const file = join(REPO_ROOT, 'test', `.readme-receiver-${port}.mjs`);
