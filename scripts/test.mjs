@@ -1,22 +1,65 @@
-// Runs the whole suite with node:test through tsx, once per backend:
-//   sqlite    — the embedded default (SQLite file, in-process rate limiting); always.
-//   postgres  — the scale-out configuration (PostgreSQL + Redis); when both are reachable,
-//               and always in CI (CI=true), where their absence fails the run.
-// Arguments filter test files by path substring. TEST_BACKENDS=sqlite,postgres forces a list.
-import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+// The test runner: every test file in a process of its own (node:test through tsx), several at
+// once, a line as each file ends. What runs where:
+//   - A file that uses the run's database (it imports test/helpers/db.ts, directly or through
+//     another helper) runs once per backend: sqlite, the embedded default, always; postgres
+//     (PostgreSQL + Redis) when both are reachable, and always in CI (CI=true), where their
+//     absence fails the run. Every other file runs once.
+//   - Tier: a file whose first lines hold `// test-tier: slow` (browsers, faults on private
+//     servers, scale, big documents) runs with --slow or --all; the rest by default.
+// Arguments: --slow | --all, and path substrings that filter the files.
+// Environment: TEST_BACKENDS=sqlite,postgres names the backends; TEST_CONCURRENCY the files run
+// at once (default: twice the cores, at least 2).
+import { spawn } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { join } from 'node:path';
+import { availableParallelism } from 'node:os';
+import { dirname, join, normalize, relative } from 'node:path';
 
 const PG_URL = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** The helper that reads TEST_DATABASE: whoever imports it depends on the backend. */
+const BACKEND_MODULE = normalize('test/helpers/db.ts');
+/** Durations of the last run, so the longest files start first and the run ends evenly. */
+const TIMINGS = '.tmp/test-durations.json';
+/** A file that runs longer than this is killed and counted as failed. */
+const FILE_TIMEOUT_MS = 15 * 60_000;
 
-function findTests(dir) {
+function walk(dir) {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
-    if (statSync(path).isDirectory()) return findTests(path);
-    return name.endsWith('.test.ts') ? [path] : [];
+    return statSync(path).isDirectory() ? walk(path) : [path];
   });
+}
+
+/** Relative imports of a TypeScript file, as repository paths (`.js` written, `.ts` on disk). */
+function importsOf(file) {
+  const text = readFileSync(file, 'utf8');
+  const found = [];
+  for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+'(\.[^']+)'|import\('(\.[^']+)'\)/g)) {
+    found.push(normalize(join(dirname(file), (m[1] ?? m[2]).replace(/\.js$/, '.ts'))));
+  }
+  return found;
+}
+
+/** Whether `file` reaches the backend module through imports inside test/. */
+function backendDependent(file, memo = new Map(), seen = new Set()) {
+  if (file === BACKEND_MODULE) return true;
+  if (memo.has(file)) return memo.get(file);
+  if (seen.has(file) || !file.startsWith(`test${'/'}`)) return false;
+  seen.add(file);
+  let result = false;
+  try {
+    result = importsOf(file).some((f) => backendDependent(f, memo, seen));
+  } catch {
+    result = false;
+  }
+  memo.set(file, result);
+  return result;
+}
+
+function tierOf(file) {
+  const head = readFileSync(file, 'utf8').split('\n', 12).join('\n');
+  return /^\/\/ test-tier: slow\b/m.test(head) ? 'slow' : 'fast';
 }
 
 function reachable(url, defaultPort) {
@@ -36,46 +79,116 @@ function reachable(url, defaultPort) {
   });
 }
 
-const filter = process.argv.slice(2);
-const files = findTests('test')
-  .filter((f) => filter.length === 0 || filter.some((p) => f.includes(p)))
-  .sort();
-if (files.length === 0) {
-  process.stderr.write(`no test files match ${filter.join(' ')}\n`);
-  process.exit(1);
-}
-
-let backends;
-if (process.env.TEST_BACKENDS) {
-  backends = process.env.TEST_BACKENDS.split(',')
-    .map((b) => b.trim())
-    .filter(Boolean);
-} else {
-  backends = ['sqlite'];
-  const pg = await reachable(PG_URL, 5432);
-  const redis = await reachable(REDIS_URL, 6379);
-  if (pg && redis) backends.push('postgres');
-  else if (process.env.CI === 'true') {
+async function chooseBackends() {
+  if (process.env.TEST_BACKENDS) {
+    return process.env.TEST_BACKENDS.split(',')
+      .map((b) => b.trim())
+      .filter(Boolean);
+  }
+  const [pg, redis] = await Promise.all([reachable(PG_URL, 5432), reachable(REDIS_URL, 6379)]);
+  if (pg && redis) return ['sqlite', 'postgres'];
+  if (process.env.CI === 'true') {
     process.stderr.write(`CI needs PostgreSQL (${PG_URL}: ${pg ? 'up' : 'DOWN'}) and Redis (${REDIS_URL}: ${redis ? 'up' : 'DOWN'})\n`);
     process.exit(1);
-  } else {
-    process.stdout.write('PostgreSQL or Redis not reachable: running the SQLite suite only\n');
+  }
+  process.stdout.write('PostgreSQL or Redis not reachable: running on SQLite only\n');
+  return ['sqlite'];
+}
+
+function readTimings() {
+  try {
+    return JSON.parse(readFileSync(TIMINGS, 'utf8'));
+  } catch {
+    return {};
   }
 }
 
-const totals = { pass: 0, fail: 0 };
-for (const backend of backends) {
-  process.stdout.write(`\n=== test suite on ${backend} (${files.length} files) ===\n`);
-  const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, TEST_DATABASE: backend },
-    maxBuffer: 256 * 1024 * 1024,
-  });
-  const out = result.stdout.toString();
-  process.stdout.write(out);
-  totals.pass += Number(/ℹ pass (\d+)/.exec(out)?.[1] ?? 0);
-  totals.fail += Number(/ℹ fail (\d+)/.exec(out)?.[1] ?? 0);
-  if (result.status !== 0) totals.fail += totals.fail === 0 ? 1 : 0;
+/** The counts node:test prints at the end of a file's run (spec reporter). */
+function counts(output) {
+  const read = (name) => Number(new RegExp(`^ℹ ${name} (\\d+)`, 'm').exec(output)?.[1] ?? 0);
+  return { tests: read('tests'), pass: read('pass'), fail: read('fail'), skipped: read('skipped'), cancelled: read('cancelled') };
 }
-process.stdout.write(`\n${backends.join('+')}: ${totals.pass} passed, ${totals.fail} failed\n`);
-process.exit(totals.fail > 0 ? 1 : 0);
+
+function runFile(job) {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', job.file], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, TEST_DATABASE: job.backend, FORCE_COLOR: '0', NO_COLOR: '1' },
+    });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    const timer = setTimeout(() => {
+      output += `\n(killed after ${FILE_TIMEOUT_MS / 60_000} minutes)\n`;
+      child.kill('SIGKILL');
+    }, FILE_TIMEOUT_MS);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ ...job, code: code ?? (signal ? 1 : 0), output, ms: Date.now() - started, ...counts(output) });
+    });
+  });
+}
+
+const args = process.argv.slice(2);
+const tiers = args.includes('--all') ? ['fast', 'slow'] : args.includes('--slow') ? ['slow'] : ['fast'];
+const filter = args.filter((a) => !a.startsWith('--'));
+const files = walk('test')
+  .filter((f) => f.endsWith('.test.ts'))
+  .filter((f) => filter.length === 0 || filter.some((p) => f.includes(p)))
+  .filter((f) => tiers.includes(tierOf(f)))
+  .sort();
+if (files.length === 0) {
+  process.stderr.write(`no ${tiers.join('/')} test files match ${filter.join(' ')}\n`);
+  process.exit(1);
+}
+
+const backends = await chooseBackends();
+const memo = new Map();
+const jobs = files.flatMap((file) =>
+  backendDependent(file, memo)
+    ? backends.map((backend) => ({ file, backend, label: backend }))
+    : [{ file, backend: backends[0], label: 'any' }],
+);
+const timings = readTimings();
+const key = (job) => `${job.file} ${job.label}`;
+jobs.sort((a, b) => (timings[key(b)] ?? 0) - (timings[key(a)] ?? 0));
+
+const concurrency = Number(process.env.TEST_CONCURRENCY) || Math.max(2, availableParallelism() * 2);
+process.stdout.write(
+  `${tiers.join('+')} tier: ${files.length} files, ${jobs.length} runs on ${backends.join('+')}, ${concurrency} at a time\n`,
+);
+
+const started = Date.now();
+const results = [];
+let next = 0;
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+async function worker() {
+  while (next < jobs.length) {
+    const job = jobs[next++];
+    const result = await runFile(job);
+    results.push(result);
+    const ok = result.code === 0 && result.fail === 0;
+    const tally = [`${result.pass} passed`, result.skipped ? `${result.skipped} skipped` : '', result.fail ? `${result.fail} failed` : '']
+      .filter(Boolean)
+      .join(', ');
+    process.stdout.write(
+      `${ok ? '✔' : '✖'} [${results.length}/${jobs.length}] ${result.file} (${result.label}) ${tally} in ${seconds(result.ms)}\n`,
+    );
+    if (!ok) process.stdout.write(`${result.output.replace(/^/gm, '    ')}\n`);
+  }
+}
+await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, worker));
+
+const failed = results.filter((r) => r.code !== 0 || r.fail > 0);
+const sum = (name) => results.reduce((n, r) => n + r[name], 0);
+mkdirSync(dirname(TIMINGS), { recursive: true });
+writeFileSync(TIMINGS, `${JSON.stringify({ ...timings, ...Object.fromEntries(results.map((r) => [key(r), r.ms])) }, null, 1)}\n`);
+process.stdout.write(
+  `\n${tiers.join('+')} tier on ${backends.join('+')}: ${sum('pass')} passed, ${sum('skipped')} skipped, ${sum('fail')} failed` +
+    ` (${sum('tests')} tests in ${results.length} runs of ${files.length} files) in ${seconds(Date.now() - started)}\n`,
+);
+if (failed.length) {
+  process.stdout.write(`failed: ${failed.map((r) => `${relative('.', r.file)} (${r.label})`).join(', ')}\n`);
+  process.exit(1);
+}
