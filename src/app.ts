@@ -19,7 +19,7 @@ import { createAuthenticator } from './keys/authenticate.js';
 import { listProductsRoute, productSchemas } from './products/list-products.routes.js';
 import { complianceSchemas, complianceScoreRoute } from './compliance/compliance-score.routes.js';
 import { createIncidentRoute, incidentSchemas } from './incidents/create-incident.routes.js';
-import { ingestSbomRoute, sbomSchemas } from './sbom/ingest-sbom.routes.js';
+import { ingestSbomRoute, sbomSchemas } from './sbom/http/ingest-sbom.routes.js';
 import type { Services } from './services.js';
 import './http/context.js';
 import { registerConsole } from './console/plugin.js';
@@ -122,7 +122,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         sbom,
         maxBytes: config.sbomMaxBytes,
         inflightBytes: config.sbomInflightBytes,
-        warmUp: config.sbomWarmUp,
+        warmUp: config.sbomWarmUp ? services.sbomReader.warmUp : null,
       });
     },
     { prefix: API_PREFIX },

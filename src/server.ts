@@ -1,11 +1,9 @@
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { migrationRunner } from './db/apply-migrations.js';
-import { isUnavailable, openDatabase } from './db/index.js';
+import { isUnavailable } from './db/index.js';
 import { createRateLimitStore } from './http/rate-limit/index.js';
-import { createServices } from './services.js';
-import { resolveConsoleSecret } from './console/auth/secret-box.js';
-import { startWebhookWorkers, type WebhookWorkers } from './webhooks/workers.js';
+import { openRuntime } from './start-up.js';
 
 // Entry point: config → database → app → migrations → listen; SIGTERM/SIGINT close gracefully
 // (stop accepting, finish in-flight requests, close the database and rate-limit store).
@@ -14,7 +12,6 @@ import { startWebhookWorkers, type WebhookWorkers } from './webhooks/workers.js'
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const database = openDatabase(config.databaseUrl, config.databaseTimeouts);
   // The store may report Redis trouble before the app (and its logger) exists.
   let app: Awaited<ReturnType<typeof buildApp>> | undefined;
   const log = {
@@ -22,16 +19,6 @@ async function main(): Promise<void> {
     info: (obj: object, msg: string) => app?.log.info(obj, msg),
   };
   const rateLimitStore = await createRateLimitStore(config.redisUrl, log);
-  // The console's key for TOTP secrets: CONSOLE_SECRET, or on SQLite a generated 0600 file.
-  const consoleSecret = resolveConsoleSecret(config.consoleSecret, config.databaseUrl);
-  const services = createServices({
-    database,
-    console: { secret: consoleSecret, idleMinutes: config.consoleIdleMinutes },
-    webhookPolicy: config.webhooks,
-  });
-  let schemaReady = false;
-  app = await buildApp({ config, services, rateLimitStore, schemaReady: () => schemaReady });
-  if (!consoleSecret) app.log.warn('CONSOLE_SECRET is not set: the console cannot enrol or sign anyone in on PostgreSQL until it is');
   // Webhook delivery and clock events run on timers beside the API, never inside a request.
   // While the database is unavailable their failures are part of the outage: logged once by
   // the availability (or the migration runner at start), not every poll.
@@ -43,12 +30,14 @@ async function main(): Promise<void> {
       app!.log.debug(obj, msg);
     },
   };
-  // They read tables the migrations create, so they start once the schema is there (on a fresh
-  // database the scheduler's first tick would otherwise fail with "no such table").
-  let webhookWorkers: WebhookWorkers | undefined;
-  const startWorkers = () => {
-    webhookWorkers = startWebhookWorkers({ database, config: config.webhooks, consoleSecret, log: workerLog });
-  };
+  const runtime = await openRuntime(config, { log: workerLog });
+  const { database, services, consoleSecret } = runtime;
+  let schemaReady = false;
+  app = await buildApp({ config, services, rateLimitStore, schemaReady: () => schemaReady });
+  if (!consoleSecret) app.log.warn('CONSOLE_SECRET is not set: the console cannot enrol or sign anyone in on PostgreSQL until it is');
+  // The workers read tables the migrations create, so they start once the schema is there (on a
+  // fresh database the scheduler's first tick would otherwise fail with "no such table").
+  const startWorkers = () => services.workers.start();
   // One line when the database stops answering or writing (with the real cause), one when it is back.
   database.availability.onChange((change) => {
     if (change.available) app!.log.info('database available again');
@@ -66,11 +55,12 @@ async function main(): Promise<void> {
     // the slowest request.
     const idleCloser = setInterval(() => app!.server.closeIdleConnections(), 50);
     try {
-      // The workers stop claiming at once and record the sends in flight (each ends within its timeout).
-      await Promise.all([app!.close(), webhookWorkers?.stop()]);
+      // The workers stop claiming at once and record the sends in flight (each ends within its
+      // timeout); the parse threads stop once the requests that use them are answered.
+      await Promise.all([app!.close(), services.workers.stop()]);
       clearInterval(idleCloser);
       await rateLimitStore.close();
-      await database.close();
+      await runtime.close();
       process.exit(0);
     } catch (error) {
       app!.log.error({ err: error }, 'error during shutdown');

@@ -1,75 +1,128 @@
 import { createCaseEvidenceService } from './cases/case-evidence.service.js';
 import { createCaseReportService } from './cases/case-reports.service.js';
 import { createCaseService } from './cases/cases.service.js';
+import { openCase } from './cases/open-case.js';
 import { createTriageService } from './cases/triage.service.js';
+import { createScheduler } from './clocks/scheduler.js';
 import { createComplianceService } from './compliance/compliance.service.js';
+import type { WebhookConfig } from './config.js';
 import type { Database } from './db/index.js';
 import { createIncidentService } from './incidents/incidents.service.js';
 import { createKeyService } from './keys/keys.service.js';
 import { createOrgService } from './orgs/orgs.service.js';
 import { createProductService } from './products/products.service.js';
 import { createRegistryService } from './registry/registry.service.js';
-import { createSbomIngestService } from './sbom/ingest.service.js';
-import { createSbomHistoryService } from './sbom/sbom-history.service.js';
-import { createPortfolioService } from './sbom/portfolio.service.js';
+import { createSbomReader } from './sbom/parse/sbom-reader.js';
+import { createPortfolioService } from './sbom/portfolio/portfolio.service.js';
+import { createSbomHistoryService } from './sbom/portfolio/sbom-history.service.js';
+import { createSbomIngestService } from './sbom/store/ingest.service.js';
+import { createSecretBox } from './shared/secret-box.js';
 import { systemClock, type Clock } from './shared/time.js';
-import { createSecretBox } from './console/auth/secret-box.js';
-import { createUserService, DEFAULT_SESSION_LIMITS } from './console/auth/users.service.js';
-import type { Lookup } from './webhooks/ssrf.js';
+import { createUserService, DEFAULT_SESSION_LIMITS } from './users/users.service.js';
+import { createDispatcher } from './webhooks/dispatcher.js';
 import { webhookSecrets } from './webhooks/secret-storage.js';
+import type { Lookup } from './webhooks/ssrf.js';
 import { createWebhookService } from './webhooks/webhooks.service.js';
 
-// The one composition root: every domain service is built here, once, on one database and one
-// clock. The API (app.ts), the admin CLI (cli/context.ts), the console and the tests all take
-// their services from here, so they are the same objects doing the same work.
+// The one composition root: every domain service and every long-lived object (the SBOM parse
+// threads, the webhook dispatcher and the clock scheduler, the sealed-secret keys) is built
+// here, once, on one database and one clock, and closed here. The API (app.ts), cra-admin
+// (cli/), the console and the tests all take their services from here, so they are the same
+// objects doing the same work. start-up.ts opens the database and calls this for the server
+// and cra-admin alike.
 
 export interface ServiceDeps {
   database: Database;
   clock?: Clock;
   /**
-   * The console's key for TOTP secrets at rest (see console/auth/secret-box.ts) and its idle
+   * The console's key for TOTP secrets at rest (see shared/secret-box.ts) and its idle
    * limit. Without a secret, users can be invited, listed and disabled, not enrolled or signed in;
    * webhook endpoints (whose secrets it seals too) can be listed and disabled, not added or rotated.
    */
   console?: { secret: string | null; idleMinutes?: number };
   /** Which webhook endpoint URLs are admitted (WEBHOOK_ALLOW_PRIVATE); non-public ones are refused when absent. */
   webhookPolicy?: { allowPrivate: boolean; lookup?: Lookup };
+  /** The dispatcher's and scheduler's settings; they run only once `workers.start()` is called (the server). */
+  workers?: WebhookConfig;
+  /** Where the background workers report trouble. */
+  log?: { warn(obj: object, msg: string): void };
 }
 
-export function createServices({ database, clock = systemClock, console: consoleOptions, webhookPolicy }: ServiceDeps) {
+export function createServices({ database, clock = systemClock, console: consoleOptions, webhookPolicy, workers, log }: ServiceDeps) {
   const orgs = createOrgService(database, clock);
   const products = createProductService(database, orgs, clock);
   const box = consoleOptions?.secret ? createSecretBox(consoleOptions.secret) : null;
+  const secrets = webhookSecrets(consoleOptions?.secret ?? null);
   const idleMs = (consoleOptions?.idleMinutes ?? DEFAULT_SESSION_LIMITS.idleMs / 60_000) * 60_000;
+  const sbomReader = createSbomReader();
   // Case changes write their webhook events to the outbox themselves, in their own transaction
-  // (webhooks/case-events.ts): the one seam between the workflow and webhooks.
+  // (cases/case-events.ts): the one seam between the workflow and webhooks.
   const caseOptions = { clock };
   const cases = createCaseService(database, orgs, products, caseOptions);
   const reports = createCaseReportService(database, orgs, cases, caseOptions);
+  const background = workers ? webhookWorkers(database, workers, { secrets, clock, lookup: webhookPolicy?.lookup, log }) : null;
   return {
     database,
     clock,
     orgs,
     products,
     keys: createKeyService(database, orgs, clock),
-    incidents: createIncidentService(database, orgs, clock),
+    // Intake in mode `case` opens the case in the signal's transaction: the cases feature's own opening.
+    incidents: createIncidentService(database, orgs, { clock, openCase }),
     cases,
     triage: createTriageService(database, orgs, caseOptions),
     reports,
     evidence: createCaseEvidenceService(database, orgs, cases, reports, { clock }),
     compliance: createComplianceService(database, orgs, clock),
-    sbom: createSbomIngestService(database, orgs, products, clock),
+    sbomReader,
+    sbom: createSbomIngestService(database, orgs, products, sbomReader, clock),
     sbomHistory: createSbomHistoryService(database, orgs, products),
     users: createUserService(database, orgs, { clock, box, sessions: { ...DEFAULT_SESSION_LIMITS, idleMs } }),
     webhooks: createWebhookService(database, orgs, {
       allowPrivate: webhookPolicy?.allowPrivate ?? false,
       lookup: webhookPolicy?.lookup,
-      secrets: webhookSecrets(consoleOptions?.secret ?? null),
+      secrets,
       clock,
     }),
     portfolio: createPortfolioService(database, orgs, products),
     registry: createRegistryService(database, orgs, clock),
+    /** Webhook delivery and clock events, on timers beside the API (never inside a request). */
+    workers: {
+      start(): void {
+        if (!background) throw new Error('createServices was given no worker settings');
+        background.start();
+      },
+      /** Stops claiming and ticking; resolves once the sends in flight are recorded (within the send timeout). */
+      async stop(): Promise<void> {
+        await background?.stop();
+      },
+    },
+    /** Stops the workers (sends in flight are recorded first) and the parse threads; the database stays open. */
+    async close(): Promise<void> {
+      await Promise.all([background?.stop(), sbomReader.close()]);
+    },
   };
 }
 
 export type Services = ReturnType<typeof createServices>;
+
+/** The server's background half of webhooks: the dispatcher and the clock-event scheduler. */
+function webhookWorkers(
+  database: Database,
+  config: WebhookConfig,
+  deps: { secrets: ReturnType<typeof webhookSecrets>; clock: Clock; lookup?: Lookup; log?: ServiceDeps['log'] },
+) {
+  const dispatcher = createDispatcher({ database, config, ...deps });
+  const scheduler = createScheduler({ database, intervalMs: config.schedulerIntervalMs, clock: deps.clock, log: deps.log });
+  let started = false;
+  return {
+    start(): void {
+      started = true;
+      dispatcher.start();
+      scheduler.start();
+    },
+    async stop(): Promise<void> {
+      if (started) await Promise.all([scheduler.stop(), dispatcher.stop()]);
+    },
+  };
+}

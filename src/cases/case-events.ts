@@ -1,6 +1,6 @@
 import type { Trx } from '../db/index.js';
 import type { CaseRow } from '../db/schema.js';
-import { emitEvent } from './emit-event.js';
+import { emitEvent } from '../webhooks/emit-event.js';
 
 // The case events' payloads in one place: what a receiver learns of a case (webhooks.md), never
 // its notes, the reporter or a draft.

@@ -3,17 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { CaseKind, CaseRow, SignalRow } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import { iso } from '../shared/time.js';
-
-/**
- * Where a signal stands in triage. `INCOMING` is the only status the API spec names; a signal
- * leaves it once, for exactly one outcome (art14.md): a case is opened for it (`CASE_OPENED`),
- * it is dismissed with a reason (`DISMISSED`) or merged into a case as a duplicate (`MERGED`).
- */
-export type SignalStatus = 'INCOMING' | 'CASE_OPENED' | 'DISMISSED' | 'MERGED';
-export const SIGNAL_INCOMING: SignalStatus = 'INCOMING';
-export const SIGNAL_CASE_OPENED: SignalStatus = 'CASE_OPENED';
-export const SIGNAL_DISMISSED: SignalStatus = 'DISMISSED';
-export const SIGNAL_MERGED: SignalStatus = 'MERGED';
+import { SIGNAL_INCOMING, SIGNAL_MERGED } from '../incidents/signal-status.js';
 
 /** A signal that has left INCOMING was triaged once and for all. */
 export function assertUntriaged(signal: Pick<SignalRow, 'incident_number' | 'status' | 'merged_into'>): void {

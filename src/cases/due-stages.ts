@@ -1,7 +1,17 @@
-import { caseReportsRepo, stageFacts } from '../cases/case-reports.repo.js';
-import { caseStages, FINAL_REPORT_DAYS_AFTER_FIX } from '../cases/stage-rules.js';
+import { caseReportsRepo, stageFacts } from './case-reports.repo.js';
+import { caseStages, FINAL_REPORT_DAYS_AFTER_FIX } from './stage-rules.js';
 import type { Database } from '../db/index.js';
-import type { DueStage } from './clock-events.js';
+
+/** An unfiled stage with a due time, as the scheduler sees it (every stage of `caseStages`). */
+export interface DueStage {
+  case_id: string;
+  org_id: string;
+  incident_number: number;
+  stage: string;
+  /** 1, 2, … for intermediate reports; 0 for the other stages. */
+  seq: number;
+  due: string;
+}
 
 const DAY_MS = 86_400_000;
 /** The shortest calendar month: an incident's final report is due at least this long after its notification. */

@@ -1,10 +1,11 @@
 import type { Trx } from '../db/index.js';
 import type { CaseRow, SignalRow } from '../db/schema.js';
 import { signalsRepo } from '../incidents/signals.repo.js';
-import { appendRegistryEntry } from '../registry/registry.service.js';
-import { emitCaseOpened } from '../webhooks/case-events.js';
+import { appendRegistryEntry } from '../registry/append-entry.js';
+import { emitCaseOpened } from './case-events.js';
 import { AppError } from '../errors.js';
-import { newCaseRow, SIGNAL_CASE_OPENED, SIGNAL_INCOMING, type NewCaseFields } from './case-rules.js';
+import { SIGNAL_CASE_OPENED, SIGNAL_INCOMING } from '../incidents/signal-status.js';
+import { newCaseRow, type NewCaseFields } from './case-rules.js';
 import { casesRepo } from './cases.repo.js';
 
 export interface OpenCaseFields extends NewCaseFields {

@@ -1,4 +1,5 @@
 import type { CaseKind, StageName } from './stage-rules.js';
+import { isMemberState, MEMBER_STATES } from '../shared/member-states.js';
 import { unstorableReason } from '../shared/storable-text.js';
 
 // The field catalogue of the Article 14 reports: the one place that says which field each
@@ -8,37 +9,6 @@ import { unstorableReason } from '../shared/storable-text.js';
 // The order of FIELDS is the order of the SRP form, and so of the plain-text export.
 
 export const CATALOGUE_VERSION = 'art14-srp-2026.1';
-
-export const MEMBER_STATES = [
-  'AT',
-  'BE',
-  'BG',
-  'CY',
-  'CZ',
-  'DE',
-  'DK',
-  'EE',
-  'ES',
-  'FI',
-  'FR',
-  'GR',
-  'HR',
-  'HU',
-  'IE',
-  'IT',
-  'LT',
-  'LU',
-  'LV',
-  'MT',
-  'NL',
-  'PL',
-  'PT',
-  'RO',
-  'SE',
-  'SI',
-  'SK',
-] as const;
-export type MemberState = (typeof MEMBER_STATES)[number];
 
 export const TLP_LABELS = ['CLEAR', 'GREEN', 'AMBER', 'AMBER+STRICT', 'RED'] as const;
 export const MALICIOUS_ACT = ['yes', 'no', 'unknown'] as const;
@@ -209,13 +179,13 @@ export function checkValue(field: FieldDef, raw: ReportValue): { value: ReportVa
     }
     case 'member_state': {
       const code = text.toUpperCase();
-      return code === '' || (MEMBER_STATES as readonly string[]).includes(code)
+      return code === '' || isMemberState(code)
         ? { value: code }
         : fail(`"${text}" is not one of the 27 Member States (${MEMBER_STATES.join(', ')})`);
     }
     case 'member_states': {
       const codes = list.map((c) => c.toUpperCase());
-      const bad = codes.filter((c) => c !== 'EU' && !(MEMBER_STATES as readonly string[]).includes(c));
+      const bad = codes.filter((c) => c !== 'EU' && !isMemberState(c));
       return bad.length ? fail(`not Member States: ${bad.join(', ')}`) : { value: codes };
     }
     case 'cve_list': {

@@ -3,10 +3,11 @@ import { AppError } from '../errors.js';
 import { signalsRepo, type SignalWithProduct } from '../incidents/signals.repo.js';
 import type { OrgService } from '../orgs/orgs.service.js';
 import { productsRepo } from '../products/products.repo.js';
-import { appendRegistryEntry } from '../registry/registry.service.js';
+import { appendRegistryEntry } from '../registry/append-entry.js';
 import { iso, systemClock, type Clock } from '../shared/time.js';
 import { casesRepo } from './cases.repo.js';
-import { assertUntriaged, SIGNAL_DISMISSED, SIGNAL_INCOMING, SIGNAL_MERGED } from './case-rules.js';
+import { SIGNAL_DISMISSED, SIGNAL_INCOMING, SIGNAL_MERGED } from '../incidents/signal-status.js';
+import { assertUntriaged } from './case-rules.js';
 import { assertStorableText, isStorableText } from '../shared/storable-text.js';
 
 // Triage of inbound signals (art14.md): besides opening a case (cases.service), a signal can be

@@ -1,43 +1,78 @@
-import { InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig, type Config } from '../config.js';
-import { migrateToLatest, openDatabase } from '../db/index.js';
-import { resolveConsoleSecret } from '../console/auth/secret-box.js';
-import { createServices, type Services } from '../services.js';
+import type { Services } from '../services.js';
 import { parseDuration, parseTimestamp } from '../shared/time.js';
+import { migrateDatabase, openRuntime } from '../start-up.js';
+
+/** What one run of cra-admin reads and writes: the process's own, or a test's. */
+export interface CliIo {
+  env: Record<string, string | undefined>;
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+}
 
 /** Everything a command needs: the same config, database and services as the server. */
 export interface CliContext extends Services {
-  config: Config;
+  config: Readonly<Config>;
 }
 
-export async function openContext(): Promise<CliContext> {
-  const config = loadConfig();
-  const database = openDatabase(config.databaseUrl, config.databaseTimeouts);
-  await migrateToLatest(database);
-  // The same key as the server's (CONSOLE_SECRET, or the generated file beside a SQLite database):
-  // webhook secrets are sealed under it.
-  const consoleSecret = resolveConsoleSecret(config.consoleSecret, config.databaseUrl);
-  return {
-    config,
-    ...createServices({
-      database,
-      console: { secret: consoleSecret, idleMinutes: config.consoleIdleMinutes },
-      webhookPolicy: config.webhooks,
-    }),
-  };
+interface RunState {
+  io: CliIo;
+  exitCode: number;
 }
-/** Runs one command with a context, printing JSON (with --json) or readable text. */
-export function action<A extends unknown[]>(run: (ctx: CliContext, ...args: A) => Promise<{ json: unknown; text: string }>) {
+
+const runs = new WeakMap<Command, RunState>();
+
+/** Ties a run's io to its program, where every command's action finds it. */
+export function bindIo(root: Command, io: CliIo): RunState {
+  const state = { io, exitCode: 0 };
+  runs.set(root, state);
+  return state;
+}
+
+function stateOf(command: Command): RunState {
+  let root = command;
+  while (root.parent) root = root.parent;
+  const state = runs.get(root);
+  if (!state) throw new Error('cra-admin command run outside run()');
+  return state;
+}
+
+/** What a command answers: JSON for --json, text otherwise, and exit 1 when it reports a failure (verify). */
+export interface CommandResult {
+  json: unknown;
+  text: string;
+  failed?: boolean;
+}
+
+/** Runs one command with a context (migrated database, services), printing JSON (with --json) or readable text. */
+export function action<A extends unknown[]>(run: (ctx: CliContext, ...args: A) => Promise<CommandResult>) {
   return async (...args: A): Promise<void> => {
-    const command = args[args.length - 1] as { optsWithGlobals(): { json?: boolean } };
-    const ctx = await openContext();
+    const command = args[args.length - 1] as Command;
+    const state = stateOf(command);
+    const runtime = await openRuntime(loadConfig(state.io.env), { migrate: true });
     try {
-      const { json, text } = await run(ctx, ...args);
-      process.stdout.write(command.optsWithGlobals().json ? `${JSON.stringify(json, null, 2)}\n` : `${text}\n`);
+      const { json, text, failed } = await run({ config: runtime.config, ...runtime.services }, ...args);
+      state.io.stdout.write(command.optsWithGlobals<{ json?: boolean }>().json ? `${JSON.stringify(json, null, 2)}\n` : `${text}\n`);
+      if (failed) state.exitCode = 1;
     } finally {
-      await ctx.database.close();
+      await runtime.close();
     }
   };
+}
+
+/** `migrate`: the database alone, no services (nothing else needs to start to migrate it). */
+export function migrateCommand(): Command {
+  return new Command('migrate')
+    .description('apply pending database migrations (the server does this at start too)')
+    .action(async (_opts: unknown, command: Command) => {
+      const { io } = stateOf(command);
+      const applied = await migrateDatabase(loadConfig(io.env));
+      const json = command.optsWithGlobals<{ json?: boolean }>().json;
+      io.stdout.write(
+        json ? `${JSON.stringify({ applied })}\n` : applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n',
+      );
+    });
 }
 
 export function timestampOption(value: string): Date {

@@ -1,17 +1,8 @@
 // Pure rules of the clock events: which threshold of a stage's due time has been reached.
 
-const HOUR_MS = 3_600_000;
+import type { DueStage } from '../cases/due-stages.js';
 
-/** An unfiled stage with a due time, as the scheduler sees it (every stage of `caseStages`). */
-export interface DueStage {
-  case_id: string;
-  org_id: string;
-  incident_number: number;
-  stage: string;
-  /** 1, 2, … for intermediate reports; 0 for the other stages. */
-  seq: number;
-  due: string;
-}
+const HOUR_MS = 3_600_000;
 
 export type Threshold = '6h' | '1h' | 'overdue';
 

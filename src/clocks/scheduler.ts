@@ -1,30 +1,17 @@
+import { dueStages } from '../cases/due-stages.js';
 import type { Database, Trx } from '../db/index.js';
+import { keysRepo } from '../keys/keys.repo.js';
 import { orgsRepo } from '../orgs/orgs.repo.js';
 import { verifyRegistry } from '../registry/registry.service.js';
 import { iso, systemClock, type Clock } from '../shared/time.js';
+import { emitEvent, existingDedupKeys } from '../webhooks/emit-event.js';
 import { KEY_EXPIRY_NOTICE_MS, LOOKAHEAD_MS, reachedThreshold, stageDedupKey, stageEventData } from './clock-events.js';
-import { dueStages } from './due-stages.js';
-import { emitEvent } from './emit-event.js';
 
 export interface SchedulerDeps {
   database: Database;
   intervalMs: number;
   clock?: Clock;
   log?: { warn(obj: object, msg: string): void };
-}
-
-/** The dedup keys among `keys` that already have an event (so a tick does not rewrite them). */
-async function existingKeys(database: Database, keys: string[]): Promise<Set<string>> {
-  const found = new Set<string>();
-  for (let i = 0; i < keys.length; i += 500) {
-    const rows = await database.db
-      .selectFrom('webhook_events')
-      .select('dedup_key')
-      .where('dedup_key', 'in', keys.slice(i, i + 500))
-      .execute();
-    for (const row of rows) found.add(row.dedup_key!);
-  }
-  return found;
 }
 
 interface Pending {
@@ -47,8 +34,8 @@ export function createScheduler(deps: SchedulerDeps) {
   let running: Promise<unknown> | undefined;
 
   async function emitAll(pending: Pending[], at: string): Promise<number> {
-    const known = await existingKeys(
-      database,
+    const known = await existingDedupKeys(
+      database.db,
       pending.map((p) => p.dedupKey),
     );
     const fresh = pending.filter((p) => !known.has(p.dedupKey));
@@ -74,13 +61,7 @@ export function createScheduler(deps: SchedulerDeps) {
   }
 
   async function keyEvents(now: Date): Promise<Pending[]> {
-    const keys = await database.db
-      .selectFrom('api_keys')
-      .select(['id', 'org_id', 'name', 'prefix', 'expires_at'])
-      .where('revoked_at', 'is', null)
-      .where('expires_at', '>', iso(now))
-      .where('expires_at', '<=', iso(new Date(now.getTime() + KEY_EXPIRY_NOTICE_MS)))
-      .execute();
+    const keys = await keysRepo.expiringBetween(database.db, iso(now), iso(new Date(now.getTime() + KEY_EXPIRY_NOTICE_MS)));
     // Keyed by expiry too: a key whose expiry is moved later announces its new expiry again.
     return keys.map((k) => ({
       orgId: k.org_id,

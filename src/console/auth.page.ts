@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
 import { AppError } from '../errors.js';
-import { totpUri } from './auth/totp.js';
+import { totpUri } from '../users/totp.js';
 import type { ConsoleDeps } from './context.js';
 import { parseForm, serviceErrors } from './forms.js';
 import { render } from './render.js';

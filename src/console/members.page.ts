@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ROLES } from './auth/users.service.js';
+import { ROLES } from '../users/users.service.js';
 import { actorOf, type ConsoleDeps } from './context.js';
 import { type FieldErrors, parseForm, serviceErrors } from './forms.js';
 import { orgSlug, render, requirePermission } from './render.js';

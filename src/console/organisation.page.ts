@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { MEMBER_STATES } from '../cases/report-catalogue.js';
+import { MEMBER_STATES } from '../shared/member-states.js';
 import { actorOf, type ConsoleDeps } from './context.js';
 import { type FieldErrors, parseForm, serviceErrors } from './forms.js';
 import { orgSlug, render, requirePermission } from './render.js';

@@ -1,17 +1,33 @@
 import { randomUUID } from 'node:crypto';
-import type { Database, Executor } from '../db/index.js';
-import type { SignalRow } from '../db/schema.js';
-import { SIGNAL_CASE_OPENED, SIGNAL_INCOMING } from '../cases/case-rules.js';
-import { openCase } from '../cases/open-case.js';
+import type { Database, Executor, Trx } from '../db/index.js';
+import type { CaseRow, SignalRow } from '../db/schema.js';
 import { normaliseGtin } from '../products/gtin.js';
 import { productsRepo } from '../products/products.repo.js';
-import { appendRegistryEntry } from '../registry/registry.service.js';
+import { appendRegistryEntry } from '../registry/append-entry.js';
 import { assertStorableText } from '../shared/storable-text.js';
 import { iso, systemClock, type Clock } from '../shared/time.js';
 import type { OrgService } from '../orgs/orgs.service.js';
 import { viewOf } from '../shared/schema-view.js';
 import { type IncidentCreated, type NewIncident, SignalSchema, type SignalView } from './incidents.schemas.js';
+import { SIGNAL_CASE_OPENED, SIGNAL_INCOMING } from './signal-status.js';
 import { signalsRepo, type SignalWithProduct } from './signals.repo.js';
+
+/**
+ * Opens a case on a signal inside the caller's transaction: intake in mode `case` stores the
+ * signal and its case together. The cases feature provides it (cases/open-case.ts); the
+ * composition root hands it in, so signals know nothing of cases.
+ */
+export type OpenCaseAtIntake = (
+  trx: Trx,
+  signal: SignalRow,
+  fields: { productId: string | null; productSku: string | null; notifiable: boolean; awareAt: Date; now: string; actor: string },
+) => Promise<Pick<CaseRow, 'aware_at' | 'early_warning_deadline' | 'full_notification_deadline'>>;
+
+export interface IncidentServiceOptions {
+  clock?: Clock;
+  /** Needed by organisations in intake mode `case`; without it their reports are refused. */
+  openCase?: OpenCaseAtIntake;
+}
 
 /** A signal as administrators see it (SignalSchema): the one shape of every listing. */
 export function toSignalView(signal: SignalWithProduct): SignalView {
@@ -52,7 +68,13 @@ export async function matchProduct(
   return null;
 }
 
-export function createIncidentService(database: Database, orgs: OrgService, clock: Clock = systemClock) {
+export function createIncidentService(database: Database, orgs: OrgService, options: IncidentServiceOptions = {}) {
+  const clock = options.clock ?? systemClock;
+  const openCase: OpenCaseAtIntake =
+    options.openCase ??
+    (() => {
+      throw new Error('intake mode `case` needs the case service (services.ts wires it)');
+    });
   return {
     /**
      * Registers an inbound report (decisions §1). Numbering, the signal, the case (intake mode

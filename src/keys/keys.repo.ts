@@ -73,6 +73,17 @@ export const keysRepo = {
     await db.updateTable('api_keys').set({ revoked_at: at, grace_digest: null, grace_expires_at: null }).where('id', '=', id).execute();
   },
 
+  /** Live keys whose expiry lies after `from` and at or before `to` (the scheduler's notices). */
+  expiringBetween(db: Executor, from: string, to: string) {
+    return db
+      .selectFrom('api_keys')
+      .select(['id', 'org_id', 'name', 'prefix', 'expires_at'])
+      .where('revoked_at', 'is', null)
+      .where('expires_at', '>', from)
+      .where('expires_at', '<=', to)
+      .execute();
+  },
+
   async touch(db: Executor, id: string, at: string): Promise<void> {
     await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
   },

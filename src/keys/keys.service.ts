@@ -4,7 +4,7 @@ import { isUniqueViolation } from '../db/index.js';
 import type { ApiKeyRow } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import type { OrgService } from '../orgs/orgs.service.js';
-import { appendRegistryEntry } from '../registry/registry.service.js';
+import { appendRegistryEntry } from '../registry/append-entry.js';
 import { assertStorableText, isStorableText } from '../shared/storable-text.js';
 import { iso, systemClock, type Clock } from '../shared/time.js';
 import { digestKey, displayPrefix, generateKey } from './key-format.js';

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { isUniqueViolation, type Database } from '../db/index.js';
 import type { IntakeMode, Organisation } from '../db/schema.js';
-import { MEMBER_STATES } from '../cases/report-catalogue.js';
+import { isMemberState, MEMBER_STATES } from '../shared/member-states.js';
 import { AppError } from '../errors.js';
-import { appendRegistryEntry } from '../registry/registry.service.js';
+import { appendRegistryEntry } from '../registry/append-entry.js';
 import { GENESIS_HASH } from '../registry/registry-chain.js';
 import { assertStorableText, isStorableText } from '../shared/storable-text.js';
 import { iso, systemClock, type Clock } from '../shared/time.js';
@@ -67,7 +67,7 @@ function checkedDetails(input: OrganisationDetailsInput): Partial<OrganisationDe
   }
   if (input.memberState !== undefined) {
     const code = input.memberState.trim().toUpperCase() || null;
-    if (code !== null && !(MEMBER_STATES as readonly string[]).includes(code)) {
+    if (code !== null && !isMemberState(code)) {
       throw new AppError('validation_failed', `member state must be one of the 27 ISO 3166-1 codes: ${MEMBER_STATES.join(', ')}`);
     }
     change.member_state = code;

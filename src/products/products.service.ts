@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/index.js';
 import { isUniqueViolation } from '../db/index.js';
-import { MEMBER_STATES } from '../cases/report-catalogue.js';
+import { isMemberState, MEMBER_STATES } from '../shared/member-states.js';
 import type { ProductRow } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import type { OrgService } from '../orgs/orgs.service.js';
-import { appendRegistryEntry } from '../registry/registry.service.js';
+import { appendRegistryEntry } from '../registry/append-entry.js';
 import { SnapshotCache } from '../shared/snapshot-cache.js';
 import { assertStorableText, isStorableText } from '../shared/storable-text.js';
 import { iso, systemClock, type Clock } from '../shared/time.js';
@@ -43,7 +43,7 @@ function checkedMarkets(markets: string[] | null | undefined): string | null | u
   if (codes.length === 0) return null;
   if (codes.includes('EU') && codes.length > 1)
     throw new AppError('validation_failed', 'markets: EU already means every Member State; give EU alone or a list of codes');
-  const bad = codes.filter((c) => c !== 'EU' && !(MEMBER_STATES as readonly string[]).includes(c));
+  const bad = codes.filter((c) => c !== 'EU' && !isMemberState(c));
   if (bad.length)
     throw new AppError('validation_failed', `markets: not Member States: ${bad.join(', ')} (one of ${MEMBER_STATES.join(', ')}, or EU)`);
   return JSON.stringify(codes);

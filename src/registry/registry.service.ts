@@ -1,38 +1,10 @@
 import type { KeyObject } from 'node:crypto';
-import type { Database, Trx } from '../db/index.js';
+import type { Database } from '../db/index.js';
 import type { RegistryEntryRow } from '../db/schema.js';
-import { canonicalJson } from '../shared/canonical-json.js';
-import type { OrgService } from '../orgs/orgs.service.js';
 import { iso, systemClock, type Clock } from '../shared/time.js';
 import { type Checkpoint, parseCheckpoint, registrySigningKey, signCheckpoint, signedBy } from './checkpoint.js';
-import { ChainVerifier, GENESIS_HASH, hashEntry, type ChainCheck } from './registry-chain.js';
+import { ChainVerifier, GENESIS_HASH, type ChainCheck } from './registry-chain.js';
 import { registryRepo } from './registry.repo.js';
-
-export interface RegistryEvent {
-  actor: string;
-  action: string;
-  subject: string;
-  /** Never a secret: callers pass names, ids and counts only. */
-  details?: Record<string, unknown>;
-}
-
-/** Appends one entry inside the caller's transaction, so the entry commits with the change. */
-export async function appendRegistryEntry(trx: Trx, orgId: string, event: RegistryEvent, at: string): Promise<RegistryEntryRow> {
-  const { seq, prevHash } = await registryRepo.claimNextSeq(trx, orgId);
-  const base = {
-    org_id: orgId,
-    seq,
-    at,
-    actor: event.actor,
-    action: event.action,
-    subject: event.subject,
-    details: canonicalJson(event.details ?? {}),
-    prev_hash: prevHash,
-  };
-  const entry = { ...base, hash: hashEntry(base) };
-  await registryRepo.insert(trx, entry);
-  return entry;
-}
 
 const PAGE = 1000;
 
@@ -118,11 +90,16 @@ export async function verifyRegistryCheckpoint(
   return { ok: true, ...base };
 }
 
+/** How the registry finds an organisation by its slug (the organisations' service does). */
+export interface OrgLookup {
+  requireOrg(slug: string): Promise<{ id: string; slug: string }>;
+}
+
 /**
  * The registry for administrators (`cra-admin registry`), the organisation named by its slug.
  * `signingKey` is REGISTRY_SIGNING_KEY as configured (checked here, after the organisation).
  */
-export function createRegistryService(database: Database, orgs: OrgService, clock: Clock = systemClock) {
+export function createRegistryService(database: Database, orgs: OrgLookup, clock: Clock = systemClock) {
   return {
     async *entries(orgSlug: string): AsyncGenerator<RegistryEntryRow> {
       yield* listRegistry(database, (await orgs.requireOrg(orgSlug)).id);

@@ -1,5 +1,5 @@
-import type { Executor } from '../../db/index.js';
-import type { ConsoleSessionRow, InvitationRow, Role, UserRow } from '../../db/schema.js';
+import type { Executor } from '../db/index.js';
+import type { ConsoleSessionRow, InvitationRow, Role, UserRow } from '../db/schema.js';
 
 export interface MembershipView {
   org_id: string;

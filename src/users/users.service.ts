@@ -1,16 +1,16 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import type { Database } from '../../db/index.js';
-import type { Role, SessionStage, UserRow } from '../../db/schema.js';
-import { AppError } from '../../errors.js';
-import type { OrgService } from '../../orgs/orgs.service.js';
-import { appendRegistryEntry } from '../../registry/registry.service.js';
-import { iso, systemClock, type Clock } from '../../shared/time.js';
+import type { Database } from '../db/index.js';
+import type { Role, SessionStage, UserRow } from '../db/schema.js';
+import { AppError } from '../errors.js';
+import type { OrgService } from '../orgs/orgs.service.js';
+import { appendRegistryEntry } from '../registry/append-entry.js';
+import { iso, systemClock, type Clock } from '../shared/time.js';
 import { DUMMY_HASH, hashPassword, passwordProblem, verifyPassword } from './password.js';
 import { digestRecoveryCode, generateRecoveryCodes, normaliseRecoveryCode } from './recovery-codes.js';
-import type { SecretBox } from './secret-box.js';
+import type { SecretBox } from '../shared/secret-box.js';
 import { acceptTotp, newTotpSecret } from './totp.js';
 import { usersRepo, type MembershipView } from './users.repo.js';
-import { isStorableText } from '../../shared/storable-text.js';
+import { isStorableText } from '../shared/storable-text.js';
 
 export const ROLES: readonly Role[] = ['owner', 'admin', 'analyst', 'viewer'];
 const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]{2,}$/;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Trx } from '../db/index.js';
+import type { Executor, Trx } from '../db/index.js';
 import { EVENT_TYPES, type EventType } from './event-types.js';
 
 export { EVENT_TYPES, type EventType };
@@ -22,6 +22,20 @@ function assertPublishable(value: unknown, path: string): void {
 export interface EmitOptions {
   /** Clock events: an event with this key is written at most once, ever (the scheduler's idempotence). */
   dedupKey?: string;
+}
+
+/** The dedup keys among `keys` that already have an event (so a scheduler tick does not rewrite them). */
+export async function existingDedupKeys(db: Executor, keys: string[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (let i = 0; i < keys.length; i += 500) {
+    const rows = await db
+      .selectFrom('webhook_events')
+      .select('dedup_key')
+      .where('dedup_key', 'in', keys.slice(i, i + 500))
+      .execute();
+    for (const row of rows) found.add(row.dedup_key!);
+  }
+  return found;
 }
 
 /** The exact body of every delivery of the event: `{"type","timestamp","data"}`. */

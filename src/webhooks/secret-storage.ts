@@ -1,4 +1,4 @@
-import { createSecretBox, type SecretBox } from '../console/auth/secret-box.js';
+import { createSecretBox, type SecretBox } from '../shared/secret-box.js';
 import { AppError } from '../errors.js';
 
 // Endpoint secrets must be readable to sign, so they cannot be stored as digests: they are sealed

@@ -3,7 +3,7 @@ import type { Database } from '../db/index.js';
 import type { WebhookDeliveryStatus, WebhookEndpointRow, WebhookEndpointStatus } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import type { OrgService } from '../orgs/orgs.service.js';
-import { appendRegistryEntry } from '../registry/registry.service.js';
+import { appendRegistryEntry } from '../registry/append-entry.js';
 import { iso, systemClock, type Clock } from '../shared/time.js';
 import { deliveriesRepo } from './deliveries.repo.js';
 import { endpointsRepo } from './endpoints.repo.js';

@@ -9,8 +9,8 @@ import { runCli } from '../helpers/cli.js';
 import { csafErrors } from '../helpers/csaf.js';
 import { postIncident } from '../helpers/incidents.js';
 
-// Article 14 end to end through `cra-admin` as a subprocess (built dist/, as `npx cra-admin`
-// runs): triage, a vulnerability case through every stage (early warning on time, notification
+// Article 14 end to end through `cra-admin` (its program in process, test/helpers/cli.ts):
+// triage, a vulnerability case through every stage (early warning on time, notification
 // late, an intermediate report the CSIRT asked for, the final report after the fix), the CSAF
 // advisory checked against the official schema, and the evidence bundle checked against the
 // registry. The CLI reads the real clock, so the signals are received with the harness clock set

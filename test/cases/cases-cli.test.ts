@@ -4,8 +4,8 @@ import { buildHarness, type Harness, type Tenant, suiteTeardown } from '../helpe
 import { runCli } from '../helpers/cli.js';
 import { postIncident } from '../helpers/incidents.js';
 
-// cra-admin signal / case / score as subprocesses on the test database (built dist/, as
-// `npx cra-admin` runs). The CLI reads the real clock, so the harness clock is set to it.
+// cra-admin signal / case / score on the test database (its program in process,
+// test/helpers/cli.ts). The CLI reads the real clock, so the harness clock is set to it.
 
 const H = 3_600_000;
 

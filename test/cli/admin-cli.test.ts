@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { openDatabase } from '../../src/db/index.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import { ProductSchema } from '../../src/products/products.schemas.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliProcess } from '../helpers/cli.js';
 import { createEmptyDatabaseUrl, TEST_BACKEND } from '../helpers/db.js';
 
 describe('cra-admin', () => {
@@ -193,7 +193,9 @@ describe('cra-admin', () => {
     assert.match(text.stdout, /BROKEN: first broken entry is #3/);
   });
 
+  // As a real process (the built executable): its exit codes and streams are the contract.
   it('errors: exit 1 with a message on stderr; usage errors exit 2; --help exits 0', async () => {
+    const cli = (...args: string[]) => runCliProcess(args, env);
     const missing = await cli('key', 'list', '--org', 'nope');
     assert.equal(missing.code, 1);
     assert.equal(missing.stdout, '');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { totpCode } from '../../src/console/auth/totp.js';
-import { THROTTLE } from '../../src/console/auth/users.service.js';
+import { totpCode } from '../../src/users/totp.js';
+import { THROTTLE } from '../../src/users/users.service.js';
 import { listRegistry } from '../../src/registry/registry.service.js';
 import { useHarness } from '../helpers/app.js';
 import { ConsoleAgent, PASSWORD, signedInAgent } from '../helpers/console.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { totpCode } from '../../src/console/auth/totp.js';
+import { totpCode } from '../../src/users/totp.js';
 import { acceptInvitation as accept, browserSkip as skip, checkA11y, launchChromium, shoot } from '../helpers/browser.js';
 import { REPO_ROOT, runCli } from '../helpers/cli.js';
 import { PASSWORD } from '../helpers/console.js';

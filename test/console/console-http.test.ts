@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { totpCode } from '../../src/console/auth/totp.js';
+import { totpCode } from '../../src/users/totp.js';
 import { time } from '../../src/console/format.js';
 import { listRegistry } from '../../src/registry/registry.service.js';
 import { useHarness } from '../helpers/app.js';

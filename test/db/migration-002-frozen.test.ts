@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { frozen002 } from '../../src/db/migrations/002-shared-components.js';
-import { componentFields, componentKey, componentText } from '../../src/sbom/component-rows.js';
-import { decodeIds, encodeIds } from '../../src/sbom/id-list.js';
-import type { NormalisedComponent } from '../../src/sbom/normalise.js';
+import { componentFields, componentKey, componentText } from '../../src/sbom/parse/component-rows.js';
+import { decodeIds, encodeIds } from '../../src/sbom/store/id-list.js';
+import type { NormalisedComponent } from '../../src/sbom/parse/normalise.js';
 
 // Migration 002 carries its own frozen copies of the component key and the packed id list. What
 // it wrote must stay what the live code computes and reads: when this fails, the live code has

@@ -72,6 +72,7 @@ export async function buildHarness(
   await app.ready();
   t.after(async () => {
     await app.close();
+    await services.close();
     await store.close();
     await testDb.drop();
   });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { AxeBuilder } from '@axe-core/playwright';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { totpCode } from '../../src/console/auth/totp.js';
+import { totpCode } from '../../src/users/totp.js';
 import type { CliResult } from './cli.js';
 import { REPO_ROOT } from './cli.js';
 import { PASSWORD } from './console.js';

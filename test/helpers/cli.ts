@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { run } from '../../src/cli/run.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
@@ -12,11 +13,39 @@ export interface CliResult {
   json<T = any>(): T;
 }
 
+function result(code: number, stdout: string, stderr: string): CliResult {
+  return {
+    code,
+    stdout,
+    stderr,
+    json() {
+      return JSON.parse(stdout);
+    },
+  };
+}
+
+/**
+ * Runs `cra-admin` in this process: the program the executable runs (src/cli/run.ts), with
+ * only `env` as its environment (as a subprocess would have), its output captured. Exit codes
+ * and output are the executable's; `runCliProcess` runs the built one where the process
+ * itself is what is tested.
+ */
+export async function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const code = await run(args, {
+    env: { LOG_LEVEL: 'silent', ...env },
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+  });
+  return result(code, stdout, stderr);
+}
+
 /**
  * Runs the built `cra-admin` (dist/, as `npx cra-admin` does) as a subprocess on the given
  * database. `npm test` builds before running the suite.
  */
-export function runCli(args: string[], env: Record<string, string>, stdin?: string): Promise<CliResult> {
+export function runCliProcess(args: string[], env: Record<string, string>, stdin?: string): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       cwd: REPO_ROOT,
@@ -28,16 +57,7 @@ export function runCli(args: string[], env: Record<string, string>, stdin?: stri
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('error', reject);
-    child.on('close', (code) =>
-      resolve({
-        code: code ?? -1,
-        stdout,
-        stderr,
-        json() {
-          return JSON.parse(stdout);
-        },
-      }),
-    );
+    child.on('close', (code) => resolve(result(code ?? -1, stdout, stderr)));
     child.stdin.end(stdin ?? '');
   });
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { totpCode } from '../../src/console/auth/totp.js';
+import { totpCode } from '../../src/users/totp.js';
 import type { Harness } from './app.js';
 
 export const PASSWORD = 'plum-orbit-47-lantern';

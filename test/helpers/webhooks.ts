@@ -1,6 +1,6 @@
 import { loadConfig } from '../../src/config.js';
 import { createDispatcher } from '../../src/webhooks/dispatcher.js';
-import { createScheduler } from '../../src/webhooks/scheduler.js';
+import { createScheduler } from '../../src/clocks/scheduler.js';
 import { webhookSecrets } from '../../src/webhooks/secret-storage.js';
 import type { Lookup } from '../../src/webhooks/ssrf.js';
 import { createWebhookService } from '../../src/webhooks/webhooks.service.js';

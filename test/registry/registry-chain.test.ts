@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { ChainVerifier, GENESIS_HASH, hashEntry } from '../../src/registry/registry-chain.js';
-import { appendRegistryEntry, listRegistry, verifyRegistry } from '../../src/registry/registry.service.js';
+import { appendRegistryEntry } from '../../src/registry/append-entry.js';
+import { listRegistry, verifyRegistry } from '../../src/registry/registry.service.js';
 import { useHarness } from '../helpers/app.js';
 
 function chain(n: number) {

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { componentsRepo } from '../../src/sbom/components.repo.js';
+import { componentsRepo } from '../../src/sbom/store/components.repo.js';
 import { createServices } from '../../src/services.js';
 import { buildHarness, type Harness, type Tenant, suiteTeardown } from '../helpers/app.js';
-import { runCli } from '../helpers/cli.js';
+import { runCliProcess } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { FIXTURES, fixtureBytes, fixturePath } from './sbom-fixtures.js';
 
@@ -120,7 +120,7 @@ describe('cra-admin sbom upload of the published fixtures (built CLI, subprocess
 
   for (const f of FIXTURES) {
     it(`${f.file} via cra-admin`, async () => {
-      const run = await runCli(['sbom', 'upload', '--org', 'cli-org', '--sku', skuOf(f.file), fixturePath(f.file), '--json'], env);
+      const run = await runCliProcess(['sbom', 'upload', '--org', 'cli-org', '--sku', skuOf(f.file), fixturePath(f.file), '--json'], env);
       assert.equal(run.code, 0, run.stderr);
       const body = run.json();
       assert.equal(body.format, f.format);
@@ -133,21 +133,24 @@ describe('cra-admin sbom upload of the published fixtures (built CLI, subprocess
 
   it('uploading the same file again answers with the stored revision', async () => {
     const f = FIXTURES[0]!;
-    const first = await runCli(['sbom', 'upload', '--org', 'cli-org', '--sku', skuOf(f.file), fixturePath(f.file), '--json'], env);
-    const again = await runCli(['sbom', 'upload', '--org', 'cli-org', '--sku', skuOf(f.file), fixturePath(f.file)], env);
+    const first = await runCliProcess(['sbom', 'upload', '--org', 'cli-org', '--sku', skuOf(f.file), fixturePath(f.file), '--json'], env);
+    const again = await runCliProcess(['sbom', 'upload', '--org', 'cli-org', '--sku', skuOf(f.file), fixturePath(f.file)], env);
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stdout, /already has this document/);
     assert.match(again.stdout, new RegExp(first.json().sbom_id));
   });
 
   it('reports errors on stderr with exit 1, with the failing paths', async () => {
-    const unknown = await runCli(['sbom', 'upload', '--org', 'cli-org', '--sku', 'NOPE', fixturePath(FIXTURES[0]!.file)], env);
+    const unknown = await runCliProcess(['sbom', 'upload', '--org', 'cli-org', '--sku', 'NOPE', fixturePath(FIXTURES[0]!.file)], env);
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /no product with SKU "NOPE"/);
-    const notJson = await runCli(['sbom', 'upload', '--org', 'cli-org', '--sku', skuOf(FIXTURES[0]!.file), fixturePath('README.md')], env);
+    const notJson = await runCliProcess(
+      ['sbom', 'upload', '--org', 'cli-org', '--sku', skuOf(FIXTURES[0]!.file), fixturePath('README.md')],
+      env,
+    );
     assert.equal(notJson.code, 1);
     assert.match(notJson.stderr, /not valid JSON/);
-    const usage = await runCli(['sbom', 'upload', '--org', 'cli-org', fixturePath(FIXTURES[0]!.file)], env);
+    const usage = await runCliProcess(['sbom', 'upload', '--org', 'cli-org', fixturePath(FIXTURES[0]!.file)], env);
     assert.equal(usage.code, 2);
   });
 });

@@ -12,7 +12,7 @@ import { postIncident } from '../helpers/incidents.js';
 // A NUL character or a lone surrogate in the Article 14 workflow's text (report drafts and
 // filings, the corrective measure, organisation data, product markets, triage, advisories) and
 // in webhook endpoints: the same 422 naming the field on both backends, never PostgreSQL's 500;
-// through `cra-admin` as a subprocess, a clear error and exit 1.
+// through `cra-admin`, a clear error and exit 1.
 
 async function appError(promise: Promise<unknown>): Promise<AppError> {
   try {

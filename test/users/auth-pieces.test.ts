@@ -3,10 +3,10 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { hashPassword, passwordProblem, verifyPassword } from '../../src/console/auth/password.js';
-import { digestRecoveryCode, generateRecoveryCodes, normaliseRecoveryCode } from '../../src/console/auth/recovery-codes.js';
-import { createSecretBox, resolveConsoleSecret } from '../../src/console/auth/secret-box.js';
-import { acceptTotp, newTotpSecret, totpCode, totpUri } from '../../src/console/auth/totp.js';
+import { hashPassword, passwordProblem, verifyPassword } from '../../src/users/password.js';
+import { digestRecoveryCode, generateRecoveryCodes, normaliseRecoveryCode } from '../../src/users/recovery-codes.js';
+import { createSecretBox, resolveConsoleSecret } from '../../src/shared/secret-box.js';
+import { acceptTotp, newTotpSecret, totpCode, totpUri } from '../../src/users/totp.js';
 
 describe('console passwords', () => {
   it('are stored as argon2id hashes that verify only the same password', async () => {

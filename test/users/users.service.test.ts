@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createSecretBox } from '../../src/console/auth/secret-box.js';
-import { totpCode } from '../../src/console/auth/totp.js';
-import { createUserService, THROTTLE } from '../../src/console/auth/users.service.js';
+import { createSecretBox } from '../../src/shared/secret-box.js';
+import { totpCode } from '../../src/users/totp.js';
+import { createUserService, THROTTLE } from '../../src/users/users.service.js';
 import { listRegistry } from '../../src/registry/registry.service.js';
 import { createOrgService } from '../../src/orgs/orgs.service.js';
 import { TestClock, suiteTeardown } from '../helpers/app.js';

@@ -5,7 +5,7 @@ import { createEmptyDatabaseUrl, TEST_BACKEND } from '../helpers/db.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 
-// `cra-admin webhook …` as a subprocess, beside the server process that delivers.
+// `cra-admin webhook …` beside the server process that delivers.
 describe('cra-admin webhook', () => {
   let env: Record<string, string>;
   let drop: () => Promise<void>;

@@ -40,8 +40,8 @@ export function registryCommand(): Command {
         if (opts.checkpoint !== undefined) {
           const checkpoint = readCheckpoint(opts.checkpoint);
           const result = await ctx.registry.verifyCheckpoint(opts.org, checkpoint, ctx.config.registrySigningKey);
-          if (!result.ok) process.exitCode = 1;
           return {
+            failed: !result.ok,
             json: result,
             text: result.ok
               ? `registry of ${opts.org} verified: ${result.entries} entries, chain intact and extending the checkpoint at entry #${result.checkpoint_sequence}`
@@ -49,8 +49,8 @@ export function registryCommand(): Command {
           };
         }
         const result = await ctx.registry.verify(opts.org);
-        if (!result.ok) process.exitCode = 1;
         return {
+          failed: !result.ok,
           json: result,
           text: result.ok
             ? `registry of ${opts.org} verified: ${result.entries} entries, chain intact`

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { sendError } from '../http/errors.js';
+import { sendError } from '../../http/errors.js';
 
 /** What a client is told to wait before retrying: a large ingest takes a few seconds. */
 const RETRY_AFTER_SECONDS = 5;

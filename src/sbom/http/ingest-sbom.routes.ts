@@ -1,15 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { bodyChunksParser } from '../http/body-chunks.js';
-import { bodyCheckedByHandler } from '../http/body-checked-by-handler.js';
-import { apiSecurity, authErrors, bodyErrors, errorResponse, success } from '../http/openapi-responses.js';
-import { CYCLONEDX_VERSIONS } from './cyclonedx-validator.js';
+import { bodyChunksParser } from '../../http/body-chunks.js';
+import { bodyCheckedByHandler } from '../../http/body-checked-by-handler.js';
+import { apiSecurity, authErrors, bodyErrors, errorResponse, success } from '../../http/openapi-responses.js';
+import { CYCLONEDX_VERSIONS } from '../parse/cyclonedx-validator.js';
 import { createBodyBudget } from './body-budget.js';
-import type { SbomIngestService } from './ingest.service.js';
-import { errorExample } from '../http/openapi-examples.js';
+import type { SbomIngestService } from '../store/ingest.service.js';
+import { errorExample } from '../../http/openapi-examples.js';
 import { SBOM_INGESTED_EXAMPLES, SBOM_REQUEST_EXAMPLES } from './sbom.examples.js';
-import { closeSbomReader, warmUpSbomReader } from './sbom-reader.js';
-import { SbomIngestedSchema } from './sbom.schemas.js';
+import { SbomIngestedSchema } from '../sbom.schemas.js';
 
 /** Media types the operation accepts; all carry the same JSON documents. */
 export const SBOM_MEDIA_TYPES = ['application/json', 'application/vnd.cyclonedx+json', 'application/spdx+json'];
@@ -48,7 +47,7 @@ const anySbom = Type.Union([cycloneDx, spdx2, spdx3], { description: 'Any suppor
 
 export function ingestSbomRoute(
   app: FastifyInstance,
-  deps: { sbom: SbomIngestService; maxBytes: number; inflightBytes: number; warmUp: boolean },
+  deps: { sbom: SbomIngestService; maxBytes: number; inflightBytes: number; warmUp: (() => void) | null },
 ): void {
   // The document's digest covers its exact bytes, so this operation reads them as they came, in
   // the chunks they arrived in (never joined here: the worker that parses them joins them);
@@ -56,8 +55,7 @@ export function ingestSbomRoute(
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser(SBOM_MEDIA_TYPES, { bodyLimit: deps.maxBytes }, bodyChunksParser(deps.maxBytes));
 
-  if (deps.warmUp) warmUpReader(app);
-  app.addHook('onClose', closeSbomReader);
+  if (deps.warmUp) warmUpReader(app, deps.warmUp);
   const bodies = createBodyBudget({ budgetBytes: deps.inflightBytes, maxBodyBytes: deps.maxBytes });
 
   app.post<{ Params: { sku: string } }>(
@@ -148,9 +146,9 @@ export function ingestSbomRoute(
 }
 
 /** The parse workers start and warm up once the server listens (not under inject: tests never listen). */
-function warmUpReader(app: FastifyInstance): void {
+function warmUpReader(app: FastifyInstance, warmUp: () => void): void {
   app.addHook('onListen', async () => {
-    warmUpSbomReader();
+    warmUp();
   });
 }
 

@@ -1,4 +1,4 @@
-import type { SbomIngested } from './sbom.schemas.js';
+import type { SbomIngested } from '../sbom.schemas.js';
 
 // Small, valid documents for the OpenAPI document's request examples (the OpenAPI test sends
 // each one to the API and expects it stored), and the answers they get.

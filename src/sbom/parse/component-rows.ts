@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import type { ComponentsTable } from '../db/schema.js';
+import type { ComponentsTable } from '../../db/schema.js';
 import type { NormalisedComponent } from './normalise.js';
 
 // A component is stored once per organisation, addressed by its normalised fields. Its "text"

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import type { ErrorDetail } from '../errors.js';
+import type { ErrorDetail } from '../../errors.js';
 import { MAX_DETAILS, pointer } from './json-checks.js';
 import { FAST_PATTERN_KEYWORD, FAST_PATTERNS, withFastPatterns } from './fast-patterns.js';
 import { STRING_ENUM_KEYWORD, withSetEnums } from './large-enums.js';

@@ -1,4 +1,4 @@
-import { AppError } from '../errors.js';
+import { AppError } from '../../errors.js';
 import { CYCLONEDX_VERSIONS, type CycloneDxVersion } from './cyclonedx-validator.js';
 
 export type DetectedFormat =

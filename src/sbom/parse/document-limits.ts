@@ -1,5 +1,5 @@
-import { AppError } from '../errors.js';
-import { unstorableReason } from '../shared/storable-text.js';
+import { AppError } from '../../errors.js';
+import { unstorableReason } from '../../shared/storable-text.js';
 import { pointer } from './json-checks.js';
 
 /**

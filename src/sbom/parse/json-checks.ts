@@ -1,4 +1,4 @@
-import type { ErrorDetail } from '../errors.js';
+import type { ErrorDetail } from '../../errors.js';
 
 // Small building blocks for the SBOM validators: each records failures as
 // {path: JSON pointer, message} in the order met, up to a cap.

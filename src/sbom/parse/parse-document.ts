@@ -1,6 +1,6 @@
 import { isAscii, isUtf8 } from 'node:buffer';
 import secureJsonParse from 'secure-json-parse';
-import { AppError } from '../errors.js';
+import { AppError } from '../../errors.js';
 
 /**
  * Whether the text could hold a prototype-poisoning key. Any such key contains `__proto__` or

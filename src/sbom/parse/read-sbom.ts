@@ -1,8 +1,8 @@
-import { AppError, type ErrorDetail } from '../errors.js';
+import { AppError, type ErrorDetail } from '../../errors.js';
 import { componentText, KEY_LENGTH, writeComponentKey } from './component-rows.js';
 import { validateCycloneDx } from './cyclonedx-validator.js';
 import { detectFormat, type DetectedFormat } from './detect-format.js';
-import { jsonBytesMayHoldUnstorable } from '../shared/storable-text.js';
+import { jsonBytesMayHoldUnstorable } from '../../shared/storable-text.js';
 import { checkDocumentLimits } from './document-limits.js';
 import type { Json } from './json-checks.js';
 import { type ComponentSink, type Normaliser, normaliseCycloneDx, normaliseSpdx2, normaliseSpdx3 } from './normalise.js';

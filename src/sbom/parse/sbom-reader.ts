@@ -1,9 +1,9 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
-import { AppError } from '../errors.js';
+import { AppError } from '../../errors.js';
 import type { SbomReading } from './read-sbom.js';
 import type { ReadTrace, ThreadPlan, WarmUpPlan, WorkerAnswer } from './sbom-worker.js';
-import { workerUrl } from '../shared/worker-url.js';
+import { workerUrl } from '../../shared/worker-url.js';
 
 export type { ReadTrace };
 
@@ -52,80 +52,94 @@ export const KEEP_JOINED_UP_TO: Record<'small' | 'large', number> = { small: LAR
 
 type Lane = 'small' | 'large';
 
-const pools: Partial<Record<Lane, Piscina>> = {};
-
-function thePool(lane: Lane, keepWarm = false): Piscina {
-  // Workers start on first use (the CLI) or at once and stay (the server, keepWarm), and then
-  // warm up; an idle worker keeps no process alive.
-  const threads = lane === 'small' ? Math.max(1, availableParallelism()) : 1;
-  let pool = pools[lane];
-  if (!pool) {
-    const plan: ThreadPlan = { warmUp: keepWarm && lane === 'small' ? SMALL_LANE_WARM_UP : null, keepJoinedUpTo: KEEP_JOINED_UP_TO[lane] };
-    pool = new Piscina({
-      // A thread's event loop runs between documents (piscina's default makes it sleep in
-      // Atomics.wait, where its warm-up would never get a turn).
-      atomics: 'disabled',
-      workerData: plan,
-      filename: workerUrl(import.meta.url, 'sbom-worker'),
-      maxThreads: threads,
-      minThreads: keepWarm ? threads : 0,
-      idleTimeout: 60_000,
-      ...(lane === 'small' ? { resourceLimits: { maxYoungGenerationSizeMb: SMALL_LANE_YOUNG_GENERATION_MB } } : {}),
-    });
-    // A thread that fails with no document in it (out of memory, a bug) is replaced by piscina,
-    // which then emits the error on the pool: unheard, it would end the process.
-    pool.on('error', (error: unknown) => {
-      process.emitWarning(`an SBOM parse thread failed: ${error instanceof Error ? error.message : String(error)}`);
-    });
-    pools[lane] = pool;
-  }
-  return pool;
-}
-
-/**
- * Starts the workers now; the small lane's warm up in the background (SMALL_LANE_WARM_UP), so
- * the first uploads wait neither for a compilation (~0.1–0.5 s) nor for V8 to get up to speed.
- */
-export function warmUpSbomReader(): void {
-  thePool('small', true);
-  thePool('large', true);
-}
-
 /** Which lane reads a document of `byteLength` bytes. */
 export function laneFor(byteLength: number): Lane {
   return byteLength > LARGE_DOCUMENT_BYTES ? 'large' : 'small';
 }
 
-/**
- * The document's bytes, whole or in the chunks they arrived in → its reading (format, release,
- * components in compact columns), or the AppError the document deserves. Each buffer alone on
- * its memory moves to the worker without a copy (a slice of a shared one is copied), so the
- * caller must not use them afterwards; the reading's columns move back the same way.
- * `onTrace` hears which thread read it, and when.
- */
-export async function readSbom(bytes: Buffer | readonly Buffer[], onTrace?: (trace: ReadTrace) => void): Promise<SbomReading> {
-  const chunks = Buffer.isBuffer(bytes) ? [bytes] : bytes;
-  let byteLength = 0;
-  const task: Uint8Array[] = [];
-  const transferList: ArrayBuffer[] = [];
-  for (const chunk of chunks) {
-    byteLength += chunk.byteLength;
-    const owns = chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength && !(chunk.buffer instanceof SharedArrayBuffer);
-    const movable = owns ? chunk : new Uint8Array(chunk);
-    task.push(movable);
-    transferList.push(movable.buffer as ArrayBuffer);
-  }
-  const pool = thePool(laneFor(byteLength));
-  const answer = (await pool.run(task, { transferList })) as WorkerAnswer;
-  onTrace?.(answer.trace);
-  if (!answer.ok) throw new AppError(answer.code, answer.message, answer.details);
-  return answer.reading;
+/** The parse threads of one process: made and closed by the composition root (services.ts). */
+export interface SbomReader {
+  /**
+   * The document's bytes, whole or in the chunks they arrived in → its reading (format, release,
+   * components in compact columns), or the AppError the document deserves. Each buffer alone on
+   * its memory moves to the worker without a copy (a slice of a shared one is copied), so the
+   * caller must not use them afterwards; the reading's columns move back the same way.
+   * `onTrace` hears which thread read it, and when.
+   */
+  read(bytes: Buffer | readonly Buffer[], onTrace?: (trace: ReadTrace) => void): Promise<SbomReading>;
+  /**
+   * Starts the workers now; the small lane's warm up in the background (SMALL_LANE_WARM_UP), so
+   * the first uploads wait neither for a compilation (~0.1–0.5 s) nor for V8 to get up to speed.
+   */
+  warmUp(): void;
+  /** Stops the workers; a later read starts them again. */
+  close(): Promise<void>;
 }
 
-/** Stops the workers (server shutdown). */
-export async function closeSbomReader(): Promise<void> {
-  const closing = Object.values(pools);
-  delete pools.small;
-  delete pools.large;
-  await Promise.all(closing.map((pool) => pool?.close()));
+export function createSbomReader(): SbomReader {
+  const pools: Partial<Record<Lane, Piscina>> = {};
+
+  function thePool(lane: Lane, keepWarm = false): Piscina {
+    // Workers start on first use (the CLI) or at once and stay (the server, keepWarm), and then
+    // warm up; an idle worker keeps no process alive.
+    const threads = lane === 'small' ? Math.max(1, availableParallelism()) : 1;
+    let pool = pools[lane];
+    if (!pool) {
+      const plan: ThreadPlan = {
+        warmUp: keepWarm && lane === 'small' ? SMALL_LANE_WARM_UP : null,
+        keepJoinedUpTo: KEEP_JOINED_UP_TO[lane],
+      };
+      pool = new Piscina({
+        // A thread's event loop runs between documents (piscina's default makes it sleep in
+        // Atomics.wait, where its warm-up would never get a turn).
+        atomics: 'disabled',
+        workerData: plan,
+        filename: workerUrl(import.meta.url, 'sbom-worker'),
+        maxThreads: threads,
+        minThreads: keepWarm ? threads : 0,
+        idleTimeout: 60_000,
+        ...(lane === 'small' ? { resourceLimits: { maxYoungGenerationSizeMb: SMALL_LANE_YOUNG_GENERATION_MB } } : {}),
+      });
+      // A thread that fails with no document in it (out of memory, a bug) is replaced by piscina,
+      // which then emits the error on the pool: unheard, it would end the process.
+      pool.on('error', (error: unknown) => {
+        process.emitWarning(`an SBOM parse thread failed: ${error instanceof Error ? error.message : String(error)}`);
+      });
+      pools[lane] = pool;
+    }
+    return pool;
+  }
+
+  return {
+    async read(bytes, onTrace) {
+      const chunks = Buffer.isBuffer(bytes) ? [bytes] : bytes;
+      let byteLength = 0;
+      const task: Uint8Array[] = [];
+      const transferList: ArrayBuffer[] = [];
+      for (const chunk of chunks) {
+        byteLength += chunk.byteLength;
+        const owns = chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength && !(chunk.buffer instanceof SharedArrayBuffer);
+        const movable = owns ? chunk : new Uint8Array(chunk);
+        task.push(movable);
+        transferList.push(movable.buffer as ArrayBuffer);
+      }
+      const pool = thePool(laneFor(byteLength));
+      const answer = (await pool.run(task, { transferList })) as WorkerAnswer;
+      onTrace?.(answer.trace);
+      if (!answer.ok) throw new AppError(answer.code, answer.message, answer.details);
+      return answer.reading;
+    },
+
+    warmUp() {
+      thePool('small', true);
+      thePool('large', true);
+    },
+
+    async close() {
+      const closing = Object.values(pools);
+      delete pools.small;
+      delete pools.large;
+      await Promise.all(closing.map((pool) => pool?.close()));
+    },
+  };
 }

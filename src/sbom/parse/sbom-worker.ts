@@ -3,7 +3,7 @@ import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { isMainThread, resourceLimits, threadId, workerData } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
-import { AppError } from '../errors.js';
+import { AppError } from '../../errors.js';
 import { type CycloneDxVersion, cycloneDxValidator, isCycloneDxValidatorReady } from './cyclonedx-validator.js';
 import { JoinBuffer } from './join-buffer.js';
 import { readSbomBytes, type SbomReading } from './read-sbom.js';

@@ -1,4 +1,4 @@
-import type { ErrorDetail } from '../errors.js';
+import type { ErrorDetail } from '../../errors.js';
 import {
   isObject,
   objectsOf,

@@ -1,4 +1,4 @@
-import type { ErrorDetail } from '../errors.js';
+import type { ErrorDetail } from '../../errors.js';
 import { isObject, objectsOf, pointer, Problems, requireDateTime, requireString, UniqueIds, type Json } from './json-checks.js';
 
 // No npm package validates SPDX 3.0 JSON-LD either: this checks the structure ingest relies on

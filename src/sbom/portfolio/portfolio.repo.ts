@@ -1,4 +1,4 @@
-import type { Executor } from '../db/index.js';
+import type { Executor } from '../../db/index.js';
 
 export interface RevisionRef {
   sbom_id: string;

@@ -1,7 +1,7 @@
-import type { Database } from '../db/index.js';
-import { AppError } from '../errors.js';
-import { componentsRepo, type StoredComponent } from './components.repo.js';
-import { idsAmong } from './id-list.js';
+import type { Database } from '../../db/index.js';
+import { AppError } from '../../errors.js';
+import { componentsRepo, type StoredComponent } from '../store/components.repo.js';
+import { idsAmong } from '../store/id-list.js';
 import { portfolioRepo } from './portfolio.repo.js';
 
 export interface ComponentRef {

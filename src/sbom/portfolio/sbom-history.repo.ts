@@ -1,5 +1,5 @@
-import type { Executor } from '../db/index.js';
-import { componentsRepo } from './components.repo.js';
+import type { Executor } from '../../db/index.js';
+import { componentsRepo } from '../store/components.repo.js';
 
 export interface RevisionListing {
   id: string;

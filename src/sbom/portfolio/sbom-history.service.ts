@@ -1,7 +1,7 @@
-import type { Database } from '../db/index.js';
-import { AppError } from '../errors.js';
-import type { OrgService } from '../orgs/orgs.service.js';
-import type { ProductService } from '../products/products.service.js';
+import type { Database } from '../../db/index.js';
+import { AppError } from '../../errors.js';
+import type { OrgService } from '../../orgs/orgs.service.js';
+import type { ProductService } from '../../products/products.service.js';
 import { sbomHistoryRepo, type ComponentListing, type RevisionListing } from './sbom-history.repo.js';
 
 /** What was ingested for a product: its releases' SBOM revisions and their components. */

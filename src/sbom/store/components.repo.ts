@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import type { Database, Executor, Trx } from '../db/index.js';
-import type { DialectName } from '../db/migrations/types.js';
-import type { ComponentFields } from './component-rows.js';
+import type { Database, Executor, Trx } from '../../db/index.js';
+import type { DialectName } from '../../db/migrations/types.js';
+import type { ComponentFields } from '../parse/component-rows.js';
 import { decodeIds, encodeIds } from './id-list.js';
 
 /** Ids per query (byIds): short statements, so a read never holds the event loop for long. */

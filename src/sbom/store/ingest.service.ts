@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import type { Database } from '../db/index.js';
-import { isUniqueViolation } from '../db/index.js';
-import type { ProductRow } from '../db/schema.js';
-import { AppError } from '../errors.js';
-import { appendRegistryEntry } from '../registry/registry.service.js';
-import { sha256InSteps } from '../shared/sha256-in-steps.js';
-import { iso, systemClock, type Clock } from '../shared/time.js';
+import type { Database } from '../../db/index.js';
+import { isUniqueViolation } from '../../db/index.js';
+import type { ProductRow } from '../../db/schema.js';
+import { AppError } from '../../errors.js';
+import { appendRegistryEntry } from '../../registry/append-entry.js';
+import { sha256InSteps } from '../../shared/sha256-in-steps.js';
+import { iso, systemClock, type Clock } from '../../shared/time.js';
 import { componentsRepo } from './components.repo.js';
-import { readSbom } from './sbom-reader.js';
+import type { SbomReader } from '../parse/sbom-reader.js';
 import { sbomRepo, type StoredRevision } from './sbom.repo.js';
 import { storeComponents } from './store-components.js';
 import { KnownComponents } from './known-components.js';
-import type { SbomIngested } from './sbom.schemas.js';
+import type { SbomIngested } from '../sbom.schemas.js';
 
 export interface IngestRequest {
   orgId: string;
@@ -52,6 +52,7 @@ export function createSbomIngestService(
   database: Database,
   orgs: { requireOrg(slug: string): Promise<{ id: string }> },
   products: { requireProduct(orgId: string, sku: string): Promise<ProductRow> },
+  reader: SbomReader,
   clock: Clock = systemClock,
 ) {
   const knownComponents = new KnownComponents(KNOWN_COMPONENTS_BYTES);
@@ -76,7 +77,7 @@ export function createSbomIngestService(
       if (known) return known;
 
       // Parsed, validated and normalised in a worker thread; the bytes may move there.
-      const reading = await readSbom(request.bytes);
+      const reading = await reader.read(request.bytes);
       const { detected } = reading;
       const releaseVersion = reading.releaseVersion ?? product.firmware_version ?? 'unversioned';
       const componentIds = await storeComponents(database, product.org_id, reading, knownComponents);

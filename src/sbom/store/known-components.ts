@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { KEY_LENGTH } from './component-rows.js';
+import { KEY_LENGTH } from '../parse/component-rows.js';
 
 /**
  * The ids of components each organisation stores, remembered by key (component-rows.ts) from

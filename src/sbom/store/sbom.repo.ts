@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import type { Executor, Trx } from '../db/index.js';
-import type { SbomRevisionsTable } from '../db/schema.js';
+import type { Executor, Trx } from '../../db/index.js';
+import type { SbomRevisionsTable } from '../../db/schema.js';
 
 export interface StoredRevision extends SbomRevisionsTable {
   release_version: string;

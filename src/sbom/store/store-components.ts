@@ -1,10 +1,10 @@
 import { setImmediate as turn } from 'node:timers/promises';
-import type { Database } from '../db/index.js';
-import { isUniqueViolation } from '../db/index.js';
-import { componentFields } from './component-rows.js';
+import type { Database } from '../../db/index.js';
+import { isUniqueViolation } from '../../db/index.js';
+import { componentFields } from '../parse/component-rows.js';
 import { componentsRepo, KEY_LOOKUP_CHUNK } from './components.repo.js';
 import type { KnownComponents } from './known-components.js';
-import { KEY_STRIDE, keysBetween, type SbomReading, textAt } from './read-sbom.js';
+import { KEY_STRIDE, keysBetween, type SbomReading, textAt } from '../parse/read-sbom.js';
 
 /** New components per transaction: ~10 ms of SQLite work, so the event loop is never held longer. */
 const INSERT_SLICE = 2_000;

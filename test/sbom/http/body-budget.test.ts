@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { createBodyBudget } from '../../src/sbom/body-budget.js';
+import { createBodyBudget } from '../../../src/sbom/http/body-budget.js';
 
 // The bound on SBOM bodies in memory, on a Fastify server of its own: an authentication that
 // takes its time (as a key lookup on a busy database does), and clients that leave or trickle.

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { securitySuite } from '../helpers/security.js';
-import { cycloneDx16 } from './sbom-fixtures.js';
+import { securitySuite } from '../../helpers/security.js';
+import { cycloneDx16 } from '../sbom-fixtures.js';
 
 securitySuite({
   name: 'POST /products/{sku}/sbom',

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { JoinBuffer } from '../../src/sbom/join-buffer.js';
+import { JoinBuffer } from '../../../src/sbom/parse/join-buffer.js';
 
 const chunksOf = (text: string, size: number): Uint8Array[] => {
   const bytes = Buffer.from(text);

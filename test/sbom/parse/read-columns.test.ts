@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AppError } from '../../src/errors.js';
-import { componentFields, componentKey, componentText, KEY_LENGTH, writeComponentKey } from '../../src/sbom/component-rows.js';
-import { jsonBytesMayHoldUnstorable } from '../../src/shared/storable-text.js';
-import { keysBetween, readSbomBytes, textAt } from '../../src/sbom/read-sbom.js';
-import { cycloneDx16 } from './sbom-fixtures.js';
+import { AppError } from '../../../src/errors.js';
+import { componentFields, componentKey, componentText, KEY_LENGTH, writeComponentKey } from '../../../src/sbom/parse/component-rows.js';
+import { jsonBytesMayHoldUnstorable } from '../../../src/shared/storable-text.js';
+import { keysBetween, readSbomBytes, textAt } from '../../../src/sbom/parse/read-sbom.js';
+import { cycloneDx16 } from '../sbom-fixtures.js';
 
 // The reading's byte columns (read-sbom.ts): each component's text at its offsets and its key at
 // its position, for any text; and the strings that would make texts and offsets disagree are

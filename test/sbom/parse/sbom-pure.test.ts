@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
-import type { AppError } from '../../src/errors.js';
+import type { AppError } from '../../../src/errors.js';
 import { Ajv } from 'ajv';
 import {
   cycloneDxValidator,
@@ -9,17 +9,17 @@ import {
   validateCycloneDx,
   withAppendedErrors,
   withoutCallContexts,
-} from '../../src/sbom/cyclonedx-validator.js';
-import { detectFormat } from '../../src/sbom/detect-format.js';
-import { FAST_PATTERNS, withFastPatterns } from '../../src/sbom/fast-patterns.js';
-import { withSetEnums } from '../../src/sbom/large-enums.js';
-import { type NormalisedComponent, normaliseCycloneDx, normaliseSpdx2 } from '../../src/sbom/normalise.js';
-import { mayBePoisoned, parseDocument } from '../../src/sbom/parse-document.js';
-import { readSbomBytes, textAt } from '../../src/sbom/read-sbom.js';
-import { componentFields } from '../../src/sbom/component-rows.js';
-import { distinctAtOneMember, findDuplicate } from '../../src/sbom/find-duplicate.js';
-import { withLinearUniqueItems } from '../../src/sbom/unique-items.js';
-import { cycloneDx16 } from './sbom-fixtures.js';
+} from '../../../src/sbom/parse/cyclonedx-validator.js';
+import { detectFormat } from '../../../src/sbom/parse/detect-format.js';
+import { FAST_PATTERNS, withFastPatterns } from '../../../src/sbom/parse/fast-patterns.js';
+import { withSetEnums } from '../../../src/sbom/parse/large-enums.js';
+import { type NormalisedComponent, normaliseCycloneDx, normaliseSpdx2 } from '../../../src/sbom/parse/normalise.js';
+import { mayBePoisoned, parseDocument } from '../../../src/sbom/parse/parse-document.js';
+import { readSbomBytes, textAt } from '../../../src/sbom/parse/read-sbom.js';
+import { componentFields } from '../../../src/sbom/parse/component-rows.js';
+import { distinctAtOneMember, findDuplicate } from '../../../src/sbom/parse/find-duplicate.js';
+import { withLinearUniqueItems } from '../../../src/sbom/parse/unique-items.js';
+import { cycloneDx16 } from '../sbom-fixtures.js';
 
 describe('findDuplicate (linear uniqueItems)', () => {
   it('finds equal items whatever their key order, and only equal ones', () => {

@@ -2,20 +2,18 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
 import { Piscina } from 'piscina';
-import { workerUrl } from '../../src/shared/worker-url.js';
+import { workerUrl } from '../../../src/shared/worker-url.js';
 import {
-  closeSbomReader,
+  createSbomReader,
   LARGE_DOCUMENT_BYTES,
   laneFor,
-  readSbom,
   type ReadTrace,
   SMALL_LANE_YOUNG_GENERATION_MB,
   SMALL_LANE_WARM_UP,
-  warmUpSbomReader,
-} from '../../src/sbom/sbom-reader.js';
-import { WARM_UP_COMPONENTS, type WorkerAnswer, warmUpDocument } from '../../src/sbom/sbom-worker.js';
-import { readSbomBytes } from '../../src/sbom/read-sbom.js';
-import { cycloneDx16 } from './sbom-fixtures.js';
+} from '../../../src/sbom/parse/sbom-reader.js';
+import { WARM_UP_COMPONENTS, type WorkerAnswer, warmUpDocument } from '../../../src/sbom/parse/sbom-worker.js';
+import { readSbomBytes } from '../../../src/sbom/parse/read-sbom.js';
+import { cycloneDx16 } from '../sbom-fixtures.js';
 
 // The memory bound of concurrent large uploads rests on this: documents over
 // LARGE_DOCUMENT_BYTES are read one at a time, always by the same thread, and small documents
@@ -27,7 +25,9 @@ function documentOf(bytes: number): Buffer {
   return Buffer.from(JSON.stringify(cycloneDx16(Math.ceil(bytes / perComponent))));
 }
 
-after(closeSbomReader);
+const reader = createSbomReader();
+const readSbom = reader.read;
+after(reader.close);
 
 describe('SBOM reader lanes', () => {
   it('sends documents over the threshold to the large lane, others to the small one', () => {
@@ -80,7 +80,7 @@ describe('SBOM reader lanes', () => {
     assert.notDeepEqual(one.keys, readSbomBytes(warmUpDocument(WARM_UP_COMPONENTS, 2)).keys);
 
     // Threads started on first use (the CLI's) do not warm up.
-    await closeSbomReader();
+    await reader.close();
     let trace: ReadTrace | undefined;
     const small = () => Buffer.from(JSON.stringify(cycloneDx16(2)));
     await readSbom(small(), (t) => {
@@ -90,8 +90,8 @@ describe('SBOM reader lanes', () => {
 
     // The server's warm up while no document comes: each small document finds them further on,
     // until all are done (a thread whose event loop never ran between tasks would stay at 0).
-    await closeSbomReader();
-    warmUpSbomReader();
+    await reader.close();
+    reader.warmUp();
     const done = { schemas: SMALL_LANE_WARM_UP.schemas.length, reads: SMALL_LANE_WARM_UP.reads };
     assert.ok(done.schemas > 0 && done.reads > 0);
     const seen: string[] = [];
@@ -113,7 +113,7 @@ describe('SBOM reader lanes', () => {
 
   it('empties the young generation between documents, so the next one starts with room', async () => {
     const pool = new Piscina({
-      filename: workerUrl(new URL('../../src/sbom/sbom-reader.ts', import.meta.url).href, 'sbom-worker'),
+      filename: workerUrl(new URL('../../../src/sbom/parse/sbom-reader.ts', import.meta.url).href, 'sbom-worker'),
       atomics: 'disabled',
       workerData: { warmUp: null, keepJoinedUpTo: 0 },
       maxThreads: 1,
@@ -137,7 +137,7 @@ describe('SBOM reader lanes', () => {
   it('stops a warm-up that fails, and the thread goes on reading documents', async () => {
     // A version with no schema: compiling it throws inside the thread's warm-up.
     const pool = new Piscina({
-      filename: workerUrl(new URL('../../src/sbom/sbom-reader.ts', import.meta.url).href, 'sbom-worker'),
+      filename: workerUrl(new URL('../../../src/sbom/parse/sbom-reader.ts', import.meta.url).href, 'sbom-worker'),
       atomics: 'disabled',
       workerData: { warmUp: { schemas: ['0.9'], reads: 2 } },
       maxThreads: 1,

@@ -3,12 +3,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { diffComponents } from '../../src/sbom/portfolio.service.js';
-import { runCli } from '../helpers/cli.js';
-import { createEmptyDatabaseUrl } from '../helpers/db.js';
-import { cycloneDx16 } from './sbom-fixtures.js';
+import { diffComponents } from '../../../src/sbom/portfolio/portfolio.service.js';
+import { runCli } from '../../helpers/cli.js';
+import { createEmptyDatabaseUrl } from '../../helpers/db.js';
+import { cycloneDx16 } from '../sbom-fixtures.js';
 
-// cra-admin component search and sbom diff, as a subprocess on SBOMs uploaded with cra-admin.
+// cra-admin component search and sbom diff, on SBOMs uploaded with cra-admin.
 
 describe('cra-admin component search and sbom diff', () => {
   let env: Record<string, string>;

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { componentsRepo, KEY_LOOKUP_CHUNK } from '../../src/sbom/components.repo.js';
-import { createServices } from '../../src/services.js';
-import { suiteTeardown } from '../helpers/app.js';
-import { createTestDatabase } from '../helpers/db.js';
+import { componentsRepo, KEY_LOOKUP_CHUNK } from '../../../src/sbom/store/components.repo.js';
+import { createServices } from '../../../src/services.js';
+import { suiteTeardown } from '../../helpers/app.js';
+import { createTestDatabase } from '../../helpers/db.js';
 
 // componentsRepo.findKeys: the lookup behind content addressing, a comma-separated list of keys
 // as one parameter, answered by position (json_each on SQLite, unnest with ordinality on

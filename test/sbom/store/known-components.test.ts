@@ -3,9 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { KEY_LENGTH } from '../../src/sbom/component-rows.js';
-import { KeyTable, KnownComponents } from '../../src/sbom/known-components.js';
-import { KEY_STRIDE } from '../../src/sbom/read-sbom.js';
+import { KEY_LENGTH } from '../../../src/sbom/parse/component-rows.js';
+import { KeyTable, KnownComponents } from '../../../src/sbom/store/known-components.js';
+import { KEY_STRIDE } from '../../../src/sbom/parse/read-sbom.js';
 
 /** A key column as a reading has it: KEY_LENGTH ASCII bytes and a comma each. */
 function column(...keys: string[]): Uint8Array {

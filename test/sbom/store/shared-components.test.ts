@@ -2,17 +2,18 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Migrator, type Kysely } from 'kysely';
-import { openDatabase, migrateToLatest, type Database } from '../../src/db/index.js';
-import { migrations } from '../../src/db/migrations/index.js';
-import { columnTypes } from '../../src/db/migrations/types.js';
-import { createOrgService } from '../../src/orgs/orgs.service.js';
-import { createProductService } from '../../src/products/products.service.js';
-import { componentsRepo } from '../../src/sbom/components.repo.js';
-import { decodeIds, encodeIds, idsAmong } from '../../src/sbom/id-list.js';
-import { createSbomIngestService } from '../../src/sbom/ingest.service.js';
-import { buildHarness, type Harness, type Tenant, suiteTeardown } from '../helpers/app.js';
-import { createEmptyDatabaseUrl, TEST_BACKEND } from '../helpers/db.js';
-import { cycloneDx16 } from './sbom-fixtures.js';
+import { openDatabase, migrateToLatest, type Database } from '../../../src/db/index.js';
+import { migrations } from '../../../src/db/migrations/index.js';
+import { columnTypes } from '../../../src/db/migrations/types.js';
+import { createOrgService } from '../../../src/orgs/orgs.service.js';
+import { createProductService } from '../../../src/products/products.service.js';
+import { createSbomReader } from '../../../src/sbom/parse/sbom-reader.js';
+import { componentsRepo } from '../../../src/sbom/store/components.repo.js';
+import { decodeIds, encodeIds, idsAmong } from '../../../src/sbom/store/id-list.js';
+import { createSbomIngestService } from '../../../src/sbom/store/ingest.service.js';
+import { buildHarness, type Harness, type Tenant, suiteTeardown } from '../../helpers/app.js';
+import { createEmptyDatabaseUrl, TEST_BACKEND } from '../../helpers/db.js';
+import { cycloneDx16 } from '../sbom-fixtures.js';
 
 const count = async (database: Database, table: 'components' | 'sbom_members' | 'sbom_revisions') =>
   Number(
@@ -200,9 +201,12 @@ describe(`migration 002 moves the existing component rows (${TEST_BACKEND})`, ()
     await assert.rejects(legacy.selectFrom('sbom_components').selectAll().execute(), 'the old table is gone');
 
     // Keys computed by the migration and by the ingest agree: the same components are not stored again.
-    const sbom = createSbomIngestService(database, orgs, products);
+    const reader = createSbomReader();
+    const sbom = createSbomIngestService(database, orgs, products, reader);
     const doc = cycloneDx16(4, { version: '1.0.0' });
-    const result = await sbom.ingestSbom({ orgId: org.id, sku: 'OLD-1', bytes: Buffer.from(JSON.stringify(doc)), actor: 'cli' });
+    const result = await sbom
+      .ingestSbom({ orgId: org.id, sku: 'OLD-1', bytes: Buffer.from(JSON.stringify(doc)), actor: 'cli' })
+      .finally(reader.close);
     assert.equal(result.revision, 3);
     assert.equal(await count(database, 'components'), 5);
   });

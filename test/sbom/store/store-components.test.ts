@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { componentsRepo } from '../../src/sbom/components.repo.js';
-import { KnownComponents } from '../../src/sbom/known-components.js';
-import { KEY_STRIDE, readSbomBytes } from '../../src/sbom/read-sbom.js';
-import { KEY_SLICE, storeComponents } from '../../src/sbom/store-components.js';
-import { KEY_LOOKUP_CHUNK } from '../../src/sbom/components.repo.js';
-import { buildHarness, suiteTeardown } from '../helpers/app.js';
-import { cycloneDx16 } from './sbom-fixtures.js';
+import { componentsRepo } from '../../../src/sbom/store/components.repo.js';
+import { KnownComponents } from '../../../src/sbom/store/known-components.js';
+import { KEY_STRIDE, readSbomBytes } from '../../../src/sbom/parse/read-sbom.js';
+import { KEY_SLICE, storeComponents } from '../../../src/sbom/store/store-components.js';
+import { KEY_LOOKUP_CHUNK } from '../../../src/sbom/store/components.repo.js';
+import { buildHarness, suiteTeardown } from '../../helpers/app.js';
+import { cycloneDx16 } from '../sbom-fixtures.js';
 
 const all = (n: number) => Array.from({ length: n }, (_, i) => i);
 
