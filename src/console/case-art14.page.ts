@@ -2,9 +2,9 @@ import { type Static, type TObject, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ReportView } from '../cases/case-reports.service.js';
 import { checkFields, fieldLabel, formFields, type ReportFields } from '../cases/report-catalogue.js';
-import type { CaseKind, StageName } from '../cases/stage-rules.js';
+import type { StageName } from '../cases/stage-rules.js';
 import { AppError } from '../errors.js';
-import { renderCase, numberOf } from './cases.page.js';
+import { numberOf, renderCase, stageSlug, stageTitle } from './case-page.js';
 import { actorOf, type ConsoleDeps } from './context.js';
 import { type FieldErrors, parseForm, parseUtcInput, serviceErrors, UTC_INPUT } from './forms.js';
 import { orgSlug, render, requirePermission } from './render.js';
@@ -15,33 +15,11 @@ import { redirect } from './session.js';
 // CSIRT's requests for intermediate reports; the 14(8) CSAF advisory, the evidence bundle and
 // confidential notes. Every change goes through the same services as `cra-admin case …`.
 
-/** early-warning, notification, intermediate-2, final: a stage in a URL. */
-export function stageSlug(stage: StageName, seq = 0): string {
-  if (stage === 'intermediate') return `intermediate-${seq}`;
-  return stage === 'early_warning' ? 'early-warning' : stage;
-}
-
 function parseStageSlug(raw: string): { stage: StageName; seq?: number } {
   const m = /^(early-warning|notification|final|intermediate-([1-9]\d{0,5}))$/.exec(raw);
   if (!m) throw new AppError('not_found', 'no such stage');
   if (m[2]) return { stage: 'intermediate', seq: Number(m[2]) };
   return { stage: m[1] === 'early-warning' ? 'early_warning' : (m[1] as StageName) };
-}
-
-/** "Early warning (24 h)": the label of a stage on the case page and its report form. */
-export function stageTitle(stage: StageName, seq: number, kind: CaseKind): string {
-  switch (stage) {
-    case 'early_warning':
-      return 'Early warning (24 h)';
-    case 'notification':
-      return `${kind === 'vulnerability' ? 'Vulnerability' : 'Incident'} notification (72 h)`;
-    case 'intermediate':
-      return `Intermediate report ${seq} (asked by the CSIRT)`;
-    default:
-      return kind === 'vulnerability'
-        ? 'Final report (14 days after the corrective measure)'
-        : 'Final report (1 month after the notification)';
-  }
 }
 
 // Fields whose answers run to sentences get a text area.

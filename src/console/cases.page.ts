@@ -1,80 +1,22 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../errors.js';
-import { recentRegistry } from '../registry/registry.service.js';
 import { actorOf, type ConsoleDeps } from './context.js';
 import { clock, laterStageClocks } from './format.js';
 import { pageOf } from './paging.js';
-import { type FieldErrors, parseForm, parseUtcInput, serviceErrors, UTC_INPUT } from './forms.js';
+import { parseForm, parseUtcInput, serviceErrors, UTC_INPUT } from './forms.js';
 import { orgSlug, render, requirePermission } from './render.js';
 import { redirect } from './session.js';
-import type { CaseView } from '../cases/cases.service.js';
-import { registerCaseArticle14, stageSlug, stageTitle } from './case-art14.page.js';
+import { registerCaseArticle14 } from './case-art14.page.js';
+import { type CaseExtra, numberOf, renderCase } from './case-page.js';
 
-// Cases: the list and one case's page. The case page is a list of sections (CASE_SECTIONS),
+// Cases: the list and one case's page. The case page (case-page.ts) is a list of sections,
 // each its own template rendered with the same data: the Article 14 workflow (case-art14.page.ts)
 // adds its stages, measures, reports and filings as sections and routes of their own.
-
-export const CASE_SECTIONS = ['case-summary', 'case-deadlines', 'case-measures', 'case-notes', 'case-history'];
 
 const SentForm = Type.Object({
   what: Type.Union([Type.Literal('early-warning'), Type.Literal('notification')]),
   at: Type.String({ pattern: UTC_INPUT, message: 'Give the time as YYYY-MM-DDTHH:MM in UTC, or leave it empty for now.' }),
 });
-
-export function numberOf(request: FastifyRequest): number {
-  const raw = (request.params as { number: string }).number;
-  if (!/^[1-9]\d{0,9}$/.test(raw)) throw new AppError('not_found', 'no such case');
-  return Number(raw);
-}
-
-export type CaseExtra = { errors?: FieldErrors; notice?: string; values?: Record<string, unknown> };
-
-/** The case's Article 14 stages as the deadlines section shows them (stage-rules.ts decides the states). */
-export function stageRows(kase: CaseView, now: Date) {
-  return kase.stages.map((s) => ({
-    ...s,
-    slug: stageSlug(s.stage, s.seq),
-    label: stageTitle(s.stage, s.seq, kase.kind),
-    clock: s.filed_at || s.due === null || kase.status !== 'open' ? null : clock(s.due, now),
-  }));
-}
-
-/** The case page with every section, optionally with errors or a notice (the forms post back here). */
-export async function renderCase(
-  deps: ConsoleDeps,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  extra: CaseExtra = {},
-  status = 200,
-  template = 'case',
-) {
-  const slug = orgSlug(request);
-  const number = numberOf(request);
-  const [kase, notes, history] = await Promise.all([
-    deps.cases.getCase(slug, number),
-    deps.cases.caseNotes(slug, number),
-    recentRegistry(deps.database, request.viewer!.org!.org_id, { subject: `case ${number}`, limit: 100 }),
-  ]);
-  const caseBase = `/console/o/${encodeURIComponent(slug)}/cases/${number}`;
-  return render(
-    request,
-    reply,
-    template,
-    {
-      title: `Case ${number}`,
-      section: 'cases',
-      kase,
-      notes,
-      history: history.entries,
-      deadlines: stageRows(kase, deps.clock()),
-      caseBase,
-      sections: CASE_SECTIONS,
-      ...extra,
-    },
-    status,
-  );
-}
 
 export function registerCasePages(org: FastifyInstance, deps: ConsoleDeps): void {
   org.get('/cases', async (request, reply) => {

@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import type { Services } from '../services.js';
 import type { Role, SessionStage, UserRow } from '../db/schema.js';
-import type { MembershipView } from '../users/users.repo.js';
+import type { MembershipView } from '../users/users.service.js';
 
 /** What the console's pages are given: the same services as the API and the CLI. */
 export type ConsoleDeps = Services & { config: Config };

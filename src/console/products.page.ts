@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
+import { PRODUCT_NAME_MAX, SkuSchema } from '../products/products.schemas.js';
 import { parseTimestamp } from '../shared/time.js';
 import { actorOf, type ConsoleDeps } from './context.js';
 import { type FieldErrors, parseForm, serviceErrors } from './forms.js';
@@ -15,7 +16,11 @@ const COMPONENTS_PER_PAGE = 200;
 export const PRODUCTS_PER_PAGE = ROWS_PER_PAGE;
 const DATE = { pattern: '^(\\d{4}-\\d{2}-\\d{2})?$', message: 'Give a date as YYYY-MM-DD, or leave it empty.' };
 const ProductForm = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 200, message: 'Give the product a name of 1 to 200 characters.' }),
+  name: Type.String({
+    minLength: 1,
+    maxLength: PRODUCT_NAME_MAX,
+    message: `Give the product a name of 1 to ${PRODUCT_NAME_MAX} characters.`,
+  }),
   gtin: Type.String({ pattern: '^[0-9 ]{0,20}$', message: 'A GTIN has 8, 12, 13 or 14 digits.' }),
   firmware_version: Type.String({ maxLength: 100, message: 'At most 100 characters.' }),
   end_of_support: Type.String(DATE),
@@ -29,7 +34,7 @@ const ProductForm = Type.Object({
 });
 const NewProductForm = Type.Composite([
   Type.Object({
-    sku: Type.String({ pattern: '^[A-Za-z0-9._\\-]{1,100}$', message: 'A SKU is 1 to 100 letters, digits, dots, dashes or underscores.' }),
+    sku: Type.String({ ...SkuSchema, message: 'A SKU is 1 to 100 letters, digits, dots, dashes or underscores.' }),
   }),
   ProductForm,
 ]);

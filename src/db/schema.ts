@@ -1,4 +1,5 @@
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { SbomFormat } from '../shared/sbom-format.js';
 
 // The tables as the repositories see them. Dialect differences stay below this line:
 // timestamps are RFC 3339 strings with milliseconds on both databases (PostgreSQL's timestamptz
@@ -6,7 +7,7 @@ import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 
 export type IntakeMode = 'signal' | 'case';
 export type ProductStatus = 'active' | 'archived';
-export type SbomStatus = 'none' | 'cyclonedx' | 'spdx';
+export type SbomStatus = 'none' | SbomFormat;
 export type CaseStatus = 'open' | 'closed';
 export type CaseKind = 'vulnerability' | 'incident';
 export type StageName = 'early_warning' | 'notification' | 'intermediate' | 'final';
@@ -81,7 +82,7 @@ export interface SbomRevisionsTable {
   release_id: string;
   /** 1, 2, 3 … within the release. */
   revision: number;
-  format: 'cyclonedx' | 'spdx';
+  format: SbomFormat;
   spec_version: string;
   /** SHA-256 (hex) of the document's bytes as received. */
   digest: string;
@@ -94,7 +95,7 @@ export interface SbomRevisionsTable {
 export interface ComponentsTable {
   id: Generated<number>;
   org_id: string;
-  /** Digest of the normalised fields (src/sbom/component-rows.ts): the content address. */
+  /** Digest of the normalised fields (src/sbom/parse/component-rows.ts): the content address. */
   key: string;
   name: string;
   version: string | null;
@@ -106,7 +107,7 @@ export interface ComponentsTable {
   ref: string | null;
 }
 
-/** A revision's components: their ids in document order, packed (src/sbom/id-list.ts). */
+/** A revision's components: their ids in document order, packed (src/sbom/store/id-list.ts). */
 export interface SbomMembersTable {
   sbom_id: string;
   component_ids: Buffer;

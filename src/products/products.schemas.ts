@@ -1,6 +1,18 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { SbomFormatSchema } from '../shared/sbom-format.js';
 
 const nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** From the product's open cases (risk.ts). */
+export const RiskLevelSchema = Type.Union([Type.Literal('low'), Type.Literal('medium'), Type.Literal('high')], {
+  description: 'high: an open notifiable case on the product; medium: an open case; low: none',
+});
+export type RiskLevel = Static<typeof RiskLevelSchema>;
+
+/** What a new product's SKU may be: the service checks it, the console's form says it first. */
+export const SkuSchema = Type.String({ pattern: '^[A-Za-z0-9._-]{1,100}$' });
+/** A product's name, trimmed: 1 to 200 characters. */
+export const PRODUCT_NAME_MAX = 200;
 
 export const ProductSchema = Type.Object(
   {
@@ -17,13 +29,11 @@ export const ProductSchema = Type.Object(
       Type.String({ format: 'date-time', description: 'Declared end of support (CRA Art. 13); null when not declared' }),
     ),
     sbom_components: Type.Integer({ minimum: 0, description: 'Components listed by the most recently ingested SBOM (0 without one)' }),
-    sbom_status: Type.Union([Type.Literal('none'), Type.Literal('cyclonedx'), Type.Literal('spdx')], {
+    sbom_status: Type.Union([Type.Literal('none'), ...SbomFormatSchema.anyOf], {
       description: 'Format of the most recently ingested SBOM',
     }),
     status: Type.Union([Type.Literal('active'), Type.Literal('archived')]),
-    risk_level: Type.Union([Type.Literal('low'), Type.Literal('medium'), Type.Literal('high')], {
-      description: 'high: an open notifiable case on the product; medium: an open case; low: none',
-    }),
+    risk_level: RiskLevelSchema,
   },
   { $id: 'Product', title: 'Product', additionalProperties: false },
 );

@@ -12,7 +12,7 @@ import { iso, systemClock, type Clock } from '../shared/time.js';
 import { normaliseGtin } from './gtin.js';
 import { productsRepo } from './products.repo.js';
 import { toProductView } from './product-views.js';
-import type { ProductList, ProductView } from './products.schemas.js';
+import { PRODUCT_NAME_MAX, type ProductList, type ProductView, SkuSchema } from './products.schemas.js';
 
 export interface ProductFields {
   name?: string;
@@ -23,7 +23,7 @@ export interface ProductFields {
   markets?: string[] | null;
 }
 
-const SKU = /^[A-Za-z0-9._-]{1,100}$/;
+const SKU = new RegExp(SkuSchema.pattern!);
 
 /** The GTIN's two forms: `gtin` (14 digits, for matching) and `gtin_declared` (as given, trimmed). */
 function checkedGtin(gtin: string | null | undefined): Pick<ProductRow, 'gtin' | 'gtin_declared'> | undefined {
@@ -52,7 +52,8 @@ function checkedMarkets(markets: string[] | null | undefined): string | null | u
 function checkedName(name: string | undefined): string | undefined {
   if (name === undefined) return undefined;
   const trimmed = name.trim();
-  if (!trimmed || trimmed.length > 200) throw new AppError('validation_failed', 'a product name must be 1–200 characters');
+  if (!trimmed || trimmed.length > PRODUCT_NAME_MAX)
+    throw new AppError('validation_failed', `a product name must be 1–${PRODUCT_NAME_MAX} characters`);
   return trimmed;
 }
 

@@ -1,4 +1,6 @@
-export type RiskLevel = 'low' | 'medium' | 'high';
+import type { RiskLevel } from './products.schemas.js';
+
+export type { RiskLevel };
 
 /** From the product's open cases: any notifiable → high, any at all → medium, none → low. */
 export function riskLevel(openCases: number, openNotifiableCases: number): RiskLevel {

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { SbomFormatSchema } from '../shared/sbom-format.js';
 
 export const SbomIngestedSchema = Type.Object(
   {
@@ -8,7 +9,7 @@ export const SbomIngestedSchema = Type.Object(
       description:
         "The release the SBOM belongs to: the version the document names for the product (CycloneDX metadata.component.version, SPDX: the described package's version), else the product's firmware_version, else `unversioned`",
     }),
-    format: Type.Union([Type.Literal('cyclonedx'), Type.Literal('spdx')]),
+    format: SbomFormatSchema,
     spec_version: Type.String({ description: 'Specification version of the document, e.g. 1.6 (CycloneDX), 2.3 or 3.0.1 (SPDX)' }),
     components: Type.Integer({
       minimum: 0,

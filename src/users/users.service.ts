@@ -10,6 +10,8 @@ import { digestRecoveryCode, generateRecoveryCodes, normaliseRecoveryCode } from
 import type { SecretBox } from '../shared/secret-box.js';
 import { acceptTotp, newTotpSecret } from './totp.js';
 import { usersRepo, type MembershipView } from './users.repo.js';
+
+export type { MembershipView };
 import { isStorableText } from '../shared/storable-text.js';
 
 export const ROLES: readonly Role[] = ['owner', 'admin', 'analyst', 'viewer'];

@@ -1,3 +1,4 @@
+// test-tier: slow (scripts/test.mjs): npm run test:slow runs it, with CI
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,3 +1,4 @@
+// test-tier: slow (scripts/test.mjs): npm run test:slow runs it, with CI
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';

@@ -22,17 +22,17 @@ interface ComponentFields {
   ref: string | null;
 }
 
-/** A component's stored fields joined by NUL, absent values empty (sbom/component-rows.ts). */
+/** A component's stored fields joined by NUL, absent values empty (sbom/parse/component-rows.ts). */
 function storedComponentText(f: ComponentFields): string {
   return [f.name, f.version ?? '', f.purl ?? '', f.type ?? '', f.licenses ?? '', f.ref ?? ''].join('\u0000');
 }
 
-/** 128 bits of SHA-256 of the text, base64url (sbom/component-rows.ts). */
+/** 128 bits of SHA-256 of the text, base64url (sbom/parse/component-rows.ts). */
 function componentKey(text: string): string {
   return createHash('sha256').update(text).digest().subarray(0, 16).toString('base64url');
 }
 
-/** Ids in order, each the zigzag varint of its difference to the previous one (sbom/id-list.ts). */
+/** Ids in order, each the zigzag varint of its difference to the previous one (sbom/store/id-list.ts). */
 function encodeIds(ids: readonly number[]): Buffer {
   const out = Buffer.allocUnsafe(ids.length * 5 + 16);
   let at = 0;

@@ -1,3 +1,4 @@
+import type { SbomFormat } from '../../shared/sbom-format.js';
 import type { SbomIngested } from '../sbom.schemas.js';
 
 // Small, valid documents for the OpenAPI document's request examples (the OpenAPI test sends
@@ -78,7 +79,7 @@ export const SBOM_REQUEST_EXAMPLES = {
   'application/spdx+json': { spdx },
 };
 
-const ingested = (format: 'cyclonedx' | 'spdx', specVersion: string, components: number, digest: string): SbomIngested => ({
+const ingested = (format: SbomFormat, specVersion: string, components: number, digest: string): SbomIngested => ({
   sbom_id: '5b6c7d8e-9f0a-4b1c-8d2e-3f4a5b6c7d8e',
   product_sku: 'RTR-100',
   release_version: '2.4.1',

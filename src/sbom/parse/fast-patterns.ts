@@ -4,7 +4,7 @@ import { withKeywordsRewritten } from './schema-rewrite.js';
 // alternatives of hex runs, on every hash of every component) took ~0.3 µs a test, a sixth of
 // validating a document. The schemas we compile carry this keyword instead for the patterns
 // below, each checked by a plain function that accepts exactly what its RegExp accepts
-// (test/sbom/sbom-pure.test.ts holds each equal to its RegExp), with ajv's own error (only its
+// (test/sbom/parse/sbom-pure.test.ts holds each equal to its RegExp), with ajv's own error (only its
 // schemaPath names this keyword, as with large-enums.ts; the API reports instance paths).
 export const FAST_PATTERN_KEYWORD = 'x-fast-pattern';
 

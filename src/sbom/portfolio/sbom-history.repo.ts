@@ -1,3 +1,4 @@
+import type { SbomFormat } from '../../shared/sbom-format.js';
 import type { Executor } from '../../db/index.js';
 import { componentsRepo } from '../store/components.repo.js';
 
@@ -5,7 +6,7 @@ export interface RevisionListing {
   id: string;
   release_version: string;
   revision: number;
-  format: 'cyclonedx' | 'spdx';
+  format: SbomFormat;
   spec_version: string;
   components: number;
   digest: string;

@@ -1,3 +1,4 @@
+import type { SbomFormat } from '../../shared/sbom-format.js';
 import { sql } from 'kysely';
 import type { Executor, Trx } from '../../db/index.js';
 import type { SbomRevisionsTable } from '../../db/schema.js';
@@ -22,7 +23,7 @@ export const sbomRepo = {
    * Records the product's latest SBOM, only while the product is active. Run first in the
    * ingest transaction: on PostgreSQL the row lock it takes serialises ingests of one product.
    */
-  async markProductSbom(trx: Trx, productId: string, format: 'cyclonedx' | 'spdx', components: number, at: string): Promise<boolean> {
+  async markProductSbom(trx: Trx, productId: string, format: SbomFormat, components: number, at: string): Promise<boolean> {
     const result = await trx
       .updateTable('products')
       .set({ sbom_status: format, sbom_components: components, updated_at: at })

@@ -1,0 +1,91 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { CaseView } from '../cases/cases.service.js';
+import type { CaseKind, StageName } from '../cases/stage-rules.js';
+import { AppError } from '../errors.js';
+import { recentRegistry } from '../registry/registry.service.js';
+import type { ConsoleDeps } from './context.js';
+import { clock } from './format.js';
+import type { FieldErrors } from './forms.js';
+import { orgSlug, render } from './render.js';
+
+// One case's page, shared by the case routes (cases.page.ts) and the Article 14 ones
+// (case-art14.page.ts): a list of sections (CASE_SECTIONS), each its own template rendered with
+// the same data.
+
+export const CASE_SECTIONS = ['case-summary', 'case-deadlines', 'case-measures', 'case-notes', 'case-history'];
+
+/** early-warning, notification, intermediate-2, final: a stage in a URL. */
+export function stageSlug(stage: StageName, seq = 0): string {
+  if (stage === 'intermediate') return `intermediate-${seq}`;
+  return stage === 'early_warning' ? 'early-warning' : stage;
+}
+
+/** "Early warning (24 h)": the label of a stage on the case page and its report form. */
+export function stageTitle(stage: StageName, seq: number, kind: CaseKind): string {
+  switch (stage) {
+    case 'early_warning':
+      return 'Early warning (24 h)';
+    case 'notification':
+      return `${kind === 'vulnerability' ? 'Vulnerability' : 'Incident'} notification (72 h)`;
+    case 'intermediate':
+      return `Intermediate report ${seq} (asked by the CSIRT)`;
+    default:
+      return kind === 'vulnerability'
+        ? 'Final report (14 days after the corrective measure)'
+        : 'Final report (1 month after the notification)';
+  }
+}
+
+export function numberOf(request: FastifyRequest): number {
+  const raw = (request.params as { number: string }).number;
+  if (!/^[1-9]\d{0,9}$/.test(raw)) throw new AppError('not_found', 'no such case');
+  return Number(raw);
+}
+
+export type CaseExtra = { errors?: FieldErrors; notice?: string; values?: Record<string, unknown> };
+
+/** The case's Article 14 stages as the deadlines section shows them (stage-rules.ts decides the states). */
+export function stageRows(kase: CaseView, now: Date) {
+  return kase.stages.map((s) => ({
+    ...s,
+    slug: stageSlug(s.stage, s.seq),
+    label: stageTitle(s.stage, s.seq, kase.kind),
+    clock: s.filed_at || s.due === null || kase.status !== 'open' ? null : clock(s.due, now),
+  }));
+}
+
+/** The case page with every section, optionally with errors or a notice (the forms post back here). */
+export async function renderCase(
+  deps: ConsoleDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  extra: CaseExtra = {},
+  status = 200,
+  template = 'case',
+) {
+  const slug = orgSlug(request);
+  const number = numberOf(request);
+  const [kase, notes, history] = await Promise.all([
+    deps.cases.getCase(slug, number),
+    deps.cases.caseNotes(slug, number),
+    recentRegistry(deps.database, request.viewer!.org!.org_id, { subject: `case ${number}`, limit: 100 }),
+  ]);
+  const caseBase = `/console/o/${encodeURIComponent(slug)}/cases/${number}`;
+  return render(
+    request,
+    reply,
+    template,
+    {
+      title: `Case ${number}`,
+      section: 'cases',
+      kase,
+      notes,
+      history: history.entries,
+      deadlines: stageRows(kase, deps.clock()),
+      caseBase,
+      sections: CASE_SECTIONS,
+      ...extra,
+    },
+    status,
+  );
+}
