@@ -10,7 +10,7 @@
 // Environment: TEST_BACKENDS=sqlite,postgres names the backends; TEST_CONCURRENCY the files run
 // at once (default: twice the cores, at least 2).
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { dirname, join, normalize, relative } from 'node:path';
@@ -159,6 +159,10 @@ process.stdout.write(
   `${tiers.join('+')} tier: ${files.length} files, ${jobs.length} runs on ${backends.join('+')}, ${concurrency} at a time\n`,
 );
 
+/** Each file's whole output (spec reporter) of the tier's last run, one file per run. */
+const OUTPUT_DIR = join('.tmp/test-output', tiers.join('+'));
+rmSync(OUTPUT_DIR, { recursive: true, force: true });
+mkdirSync(OUTPUT_DIR, { recursive: true });
 const started = Date.now();
 const results = [];
 let next = 0;
@@ -168,6 +172,8 @@ async function worker() {
     const job = jobs[next++];
     const result = await runFile(job);
     results.push(result);
+    const log = join(OUTPUT_DIR, `${job.file.replaceAll('/', '__')}.${job.label}.txt`);
+    writeFileSync(log, result.output);
     const ok = result.code === 0 && result.fail === 0;
     const tally = [`${result.pass} passed`, result.skipped ? `${result.skipped} skipped` : '', result.fail ? `${result.fail} failed` : '']
       .filter(Boolean)
@@ -183,7 +189,11 @@ await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, wor
 const failed = results.filter((r) => r.code !== 0 || r.fail > 0);
 const sum = (name) => results.reduce((n, r) => n + r[name], 0);
 mkdirSync(dirname(TIMINGS), { recursive: true });
-writeFileSync(TIMINGS, `${JSON.stringify({ ...timings, ...Object.fromEntries(results.map((r) => [key(r), r.ms])) }, null, 1)}\n`);
+const kept = Object.entries(timings).filter(([k]) => existsSync(k.split(' ')[0]));
+writeFileSync(
+  TIMINGS,
+  `${JSON.stringify({ ...Object.fromEntries(kept), ...Object.fromEntries(results.map((r) => [key(r), r.ms])) }, null, 1)}\n`,
+);
 process.stdout.write(
   `\n${tiers.join('+')} tier on ${backends.join('+')}: ${sum('pass')} passed, ${sum('skipped')} skipped, ${sum('fail')} failed` +
     ` (${sum('tests')} tests in ${results.length} runs of ${files.length} files) in ${seconds(Date.now() - started)}\n`,
