@@ -98,7 +98,8 @@ async function withAdmin<T>(run: (admin: pg.Client) => Promise<T>): Promise<T> {
 
 /**
  * The migrated template database of this schema on the shared server, made by the first test
- * process that needs it (the others wait on an advisory lock, then find it).
+ * process that needs it (the others wait on an advisory lock, then find it). Templates of other
+ * schemas are left alone: another checkout's run may be copying one.
  */
 function postgresTemplateName(): Promise<string> {
   postgresTemplate ??= withAdmin(async (admin) => {
@@ -107,10 +108,6 @@ function postgresTemplateName(): Promise<string> {
     try {
       const exists = await admin.query('select 1 from pg_database where datname = $1', [name]);
       if (exists.rowCount) return name;
-      // Templates of older schemas go, unless a run of another checkout still copies them.
-      const stale = await admin.query("select datname from pg_database where datname like 'cra\\_template\\_%'");
-      for (const row of stale.rows as Array<{ datname: string }>)
-        await admin.query(`drop database if exists ${row.datname}`).catch(() => {});
       const building = `${name}_building`;
       await admin.query(`drop database if exists ${building} with (force)`);
       await admin.query(`create database ${building}`);
