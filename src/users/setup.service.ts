@@ -95,11 +95,12 @@ export function createSetupService(
      */
     async claim(token: string, input: SetupInput): Promise<{ token: string; org: string }> {
       await checkLink(token);
-      if (!isStorableText(input.orgName) || input.orgName.trim() === '')
+      const name = input.orgName.trim();
+      if (!isStorableText(name) || name === '' || name.length > 200)
         throw fieldError('org_name', 'Give the organisation a name of 1 to 200 characters.');
-      const slug = input.orgSlug.trim() || slugFrom(input.orgName);
-      const slugIssue = slugProblem(slug);
-      if (slugIssue) throw fieldError('org_slug', 'Use 1 to 63 lower-case letters, digits or hyphens, not starting or ending with one.');
+      const slug = input.orgSlug.trim() || slugFrom(name);
+      if (slugProblem(slug))
+        throw fieldError('org_slug', 'Use 1 to 63 lower-case letters, digits or hyphens, not starting or ending with one.');
       let email: string;
       try {
         email = normaliseEmail(input.email);
@@ -108,24 +109,24 @@ export function createSetupService(
       }
       if (!options.box) throw new AppError('service_unavailable', 'the console has no CONSOLE_SECRET to protect authenticator secrets');
       const user = await newAccount(email, input.password, options.box, clock());
-      const taken = () => fieldError('org_slug', `An organisation "${slug}" already exists; choose another short name.`);
       let org: string;
       try {
         org = await database.transaction(async (trx) => {
           if (!(await setupRepo.takeAll(trx)).includes(digestToken(token))) throw new AppError('not_found', LINK_REFUSED);
           if (await setupRepo.anyUser(trx)) throw new AppError('conflict', ALREADY_SET_UP);
-          const created = await orgs.createOrgIn(trx, { slug, name: input.orgName }, `user:${email}`);
+          // A slug taken (found, or inserted meanwhile) rolls the claim back: the link stays usable.
+          const created = await orgs.createOrgIn(trx, { slug, name }, `user:${email}`).catch((error: unknown) => {
+            if ((error instanceof AppError && error.code === 'conflict') || isUniqueViolation(error))
+              throw fieldError('org_slug', `An organisation "${slug}" already exists; choose another short name.`);
+            throw error;
+          });
           await usersRepo.insert(trx, user);
           await joinOrganisation(trx, user, created.id, 'owner', user.created_at);
           return created.slug;
         });
       } catch (error) {
-        if (
-          isUniqueViolation(error) ||
-          (error instanceof AppError && error.code === 'conflict' && error.message.startsWith('organisation'))
-        )
-          throw taken();
-        throw error;
+        // The only other unique key written here is the user's e-mail: someone joined meanwhile.
+        throw isUniqueViolation(error) ? new AppError('conflict', ALREADY_SET_UP) : error;
       }
       setUp = true;
       const session = await startSession(db, user.id, 'enrol', clock(), limits.absoluteMs);
