@@ -9,6 +9,7 @@ import { registerDatabaseGate } from './http/database-gate.js';
 import { registerErrorHandling } from './http/errors.js';
 import { registerHealth } from './http/health.js';
 import { registerJsonOnly } from './http/json-body.js';
+import { loggerOptions } from './http/logging.js';
 import { onClientError, onFrameworkError, registerMalformedRequestAnswers } from './http/malformed-requests.js';
 import { registerBodyIdleTimeout, registerRequestDeadlines, serverTimeoutOptions } from './http/timeouts.js';
 import { registerShortFormHosts } from './http/hosts.js';
@@ -31,30 +32,15 @@ export interface AppDeps {
   rateLimitStore: RateLimitStore;
   /** False while the server is still waiting to apply migrations: API operations and /readyz answer 503. */
   schemaReady?: () => boolean;
-  /** false in tests that do not read logs; a pino destination otherwise. */
+  /** false in tests that do not read logs; a pino destination otherwise (else stdout, in LOG_FORMAT). */
   logger?: boolean | { stream: NodeJS.WritableStream };
 }
-
-/** Key headers never reach a log line, whatever a serializer is later taught to include. */
-export const REDACTED_PATHS = [
-  'req.headers["x-cra-api-key"]',
-  'req.headers.authorization',
-  'headers["x-cra-api-key"]',
-  'headers.authorization',
-];
 
 /** Builds the whole HTTP application; never listens, so tests can use `inject`. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, services, rateLimitStore } = deps;
   const { database, clock, products, incidents, compliance, sbom } = services;
-  const logger =
-    deps.logger === false
-      ? false
-      : {
-          level: config.logLevel,
-          redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-          ...(typeof deps.logger === 'object' ? { stream: deps.logger.stream } : {}),
-        };
+  const logger = deps.logger === false ? false : loggerOptions(config, typeof deps.logger === 'object' ? deps.logger.stream : undefined);
 
   const timeouts = serverTimeoutOptions(config);
   const app = Fastify({

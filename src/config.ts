@@ -30,6 +30,8 @@ export interface Config {
   sbomWarmUp: boolean;
   trustProxy: boolean | string;
   logLevel: string;
+  /** LOG_FORMAT: JSON lines, or readable lines (pino-pretty); null: readable when stdout is a terminal. */
+  logFormat: LogFormat | null;
   /** Base of links the console hands out (invitations); null: the server's own address. */
   publicUrl: string | null;
   /** Key material for TOTP secrets at rest; null: generated beside the SQLite database. */
@@ -55,6 +57,8 @@ export interface WebhookConfig {
   concurrency: number;
   schedulerIntervalMs: number;
 }
+
+export type LogFormat = 'json' | 'pretty';
 
 export class ConfigError extends Error {}
 
@@ -84,6 +88,13 @@ function onOff(env: Env, name: string, fallback: boolean): boolean {
   if (raw === 'true' || raw === '1') return true;
   if (raw === 'false' || raw === '0') return false;
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function logFormat(raw: string | undefined): LogFormat | null {
+  const value = raw?.trim();
+  if (value === undefined || value === '') return null;
+  if (value === 'json' || value === 'pretty') return value;
+  throw new ConfigError(`LOG_FORMAT must be json or pretty, got "${raw}"`);
 }
 
 function trustProxy(raw: string | undefined): boolean | string {
@@ -160,6 +171,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     sbomWarmUp: onOff(env, 'SBOM_WARM_UP', true),
     trustProxy: trustProxy(env.TRUST_PROXY?.trim()),
     logLevel: env.LOG_LEVEL?.trim() || 'info',
+    logFormat: logFormat(env.LOG_FORMAT),
     publicUrl: env.PUBLIC_URL?.trim() ? absoluteUrl('PUBLIC_URL', env.PUBLIC_URL.trim(), '') : null,
     consoleSecret: env.CONSOLE_SECRET?.trim() || null,
     registrySigningKey: env.REGISTRY_SIGNING_KEY?.trim() || null,

@@ -1,12 +1,15 @@
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, publicBaseUrl } from './config.js';
 import { migrationRunner } from './db/apply-migrations.js';
 import { isUnavailable } from './db/index.js';
+import { bannerFields, logBanner, logSetupLink } from './http/banner.js';
+import { logFormatOf } from './http/logging.js';
 import { createRateLimitStore } from './http/rate-limit/index.js';
 import { openRuntime } from './start-up.js';
 
-// Entry point: config → database → app → migrations → listen; SIGTERM/SIGINT close gracefully
-// (stop accepting, finish in-flight requests, close the database and rate-limit store).
+// Entry point: config → database → app → migrations → first-run set-up link → listen → banner;
+// SIGTERM/SIGINT close gracefully (stop accepting, finish in-flight requests, close the database
+// and rate-limit store).
 // If the migrations cannot be applied (the database is unreachable), the server listens anyway:
 // API operations and /readyz answer 503 while it retries, until the database appears.
 
@@ -70,13 +73,37 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
+  // Every start voids the set-up links printed before; while no console user exists it prints a
+  // fresh one (an info line, not a warning: a first start is not a problem).
+  const setupLink = async (): Promise<string | null> => {
+    try {
+      return await services.setup.linkAtStart();
+    } catch (error) {
+      app!.log.warn({ err: error }, 'could not prepare the first-run set-up link; `cra-admin setup-link` prints one');
+      return null;
+    }
+  };
+
   const migrations = migrationRunner(database, app.log);
   schemaReady = await migrations.attempt();
-  if (schemaReady) startWorkers();
+  let setupToken: string | null = null;
+  if (schemaReady) {
+    setupToken = await setupLink();
+    startWorkers();
+  }
   await app.listen({ port: config.port, host: config.host });
+  const address = app.server.address();
+  const base = publicBaseUrl({ ...config, port: typeof address === 'object' && address ? address.port : config.port });
+  const setupUrl = (token: string) => `${base}/console/setup/${token}`;
+  const format = logFormatOf(config);
+  logBanner(app.log, format, bannerFields(config, base, setupToken ? setupUrl(setupToken) : null));
   if (!schemaReady) {
     schemaReady = await migrations.untilApplied(() => closing);
-    if (schemaReady && !closing) startWorkers();
+    if (schemaReady && !closing) {
+      const token = await setupLink();
+      if (token) logSetupLink(app.log, format, setupUrl(token));
+      startWorkers();
+    }
   }
 }
 

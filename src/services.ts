@@ -18,6 +18,7 @@ import { createSbomHistoryService } from './sbom/portfolio/sbom-history.service.
 import { createSbomIngestService } from './sbom/store/ingest.service.js';
 import { createSecretBox } from './shared/secret-box.js';
 import { systemClock, type Clock } from './shared/time.js';
+import { createSetupService } from './users/setup.service.js';
 import { createUserService, DEFAULT_SESSION_LIMITS } from './users/users.service.js';
 import { createDispatcher } from './webhooks/dispatcher.js';
 import { webhookSecrets } from './webhooks/secret-storage.js';
@@ -78,6 +79,8 @@ export function createServices({ database, clock = systemClock, console: console
     sbom: createSbomIngestService(database, orgs, products, sbomReader, clock),
     sbomHistory: createSbomHistoryService(database, orgs, products),
     users: createUserService(database, orgs, { clock, box, sessions: { ...DEFAULT_SESSION_LIMITS, idleMs } }),
+    /** First-run set-up: the one-time link that creates the first organisation and its owner. */
+    setup: createSetupService(database, orgs, { clock, box, sessions: { ...DEFAULT_SESSION_LIMITS, idleMs } }),
     webhooks: createWebhookService(database, orgs, {
       allowPrivate: webhookPolicy?.allowPrivate ?? false,
       lookup: webhookPolicy?.lookup,

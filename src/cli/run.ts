@@ -10,6 +10,7 @@ import { productCommand } from './commands/product.js';
 import { registryCommand } from './commands/registry.js';
 import { sbomCommand } from './commands/sbom.js';
 import { scoreCommand } from './commands/score.js';
+import { setupLinkCommand } from './commands/setup-link.js';
 import { signalCommand } from './commands/signal.js';
 import { userCommand } from './commands/user.js';
 import { webhookCommand } from './commands/webhook.js';
@@ -38,6 +39,7 @@ function program(io: CliIo): Command {
   root.addCommand(caseCommand());
   root.addCommand(scoreCommand());
   root.addCommand(userCommand());
+  root.addCommand(setupLinkCommand());
   root.addCommand(webhookCommand());
   // Every level accepts --json (also after the subcommand), writes to `io` and answers usage
   // errors with exit 2.

@@ -18,7 +18,8 @@ const SignInForm = Type.Object({
   next: Type.Optional(Type.String({ maxLength: 500 })),
 });
 
-const PasswordForm = Type.Object({
+/** A new password, twice: the invitation's form, and the first-run set-up's. */
+export const PasswordForm = Type.Object({
   password: Type.String({ minLength: 1, maxLength: 200, message: 'Choose a password.', trim: false }),
   confirm: Type.String({ maxLength: 200, trim: false }),
 });

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SCOPES, type Scope } from '../keys/scopes.js';
 import { parseDuration, parseTimestamp } from '../shared/time.js';
 import { actorOf, type ConsoleDeps } from './context.js';
+import { apiBaseUrl, EXAMPLE_SKU, firstSteps, keyUsage } from './first-steps.js';
 import { parseForm, serviceErrors, type FieldErrors } from './forms.js';
 import { orgSlug, render, requirePermission } from './render.js';
 import { redirect } from './session.js';
@@ -33,7 +34,16 @@ export function registerKeyPages(org: FastifyInstance, deps: ConsoleDeps): void 
     const keys = await deps.keys.listKeys(orgSlug(request));
     const now = deps.clock().toISOString();
     const rows = keys.map((k) => ({ ...k, live: !k.revoked_at && !(k.expires_at && k.expires_at <= now) }));
-    return render(request, reply, 'keys', { title: 'API keys', section: 'keys', keys: rows, scopes: SCOPES, ...extra }, status);
+    const steps = firstSteps(apiBaseUrl(request, deps.config), orgSlug(request), EXAMPLE_SKU);
+    return render(request, reply, 'keys', { title: 'API keys', section: 'keys', keys: rows, scopes: SCOPES, steps, ...extra }, status);
+  }
+
+  /** The new secret, once, with the requests it allows spelled out for curl. */
+  async function secretPage(request: FastifyRequest, reply: FastifyReply, key: { secret: string; scopes: Scope[] }, verb: string) {
+    const sku = (await deps.products.listProducts(orgSlug(request)))[0]?.sku ?? EXAMPLE_SKU;
+    const usage = keyUsage(apiBaseUrl(request, deps.config), key.secret, key.scopes, sku);
+    reply.header('cache-control', 'no-store');
+    return render(request, reply, 'key-secret', { title: `Key ${verb}`, section: 'keys', key, verb, usage });
   }
 
   org.get('/keys', async (request, reply) => {
@@ -58,8 +68,7 @@ export function registerKeyPages(org: FastifyInstance, deps: ConsoleDeps): void 
         expiresAt,
         actor: actorOf(request.viewer!),
       });
-      reply.header('cache-control', 'no-store');
-      return render(request, reply, 'key-secret', { title: 'Key created', section: 'keys', key, verb: 'created' });
+      return secretPage(request, reply, key, 'created');
     } catch (error) {
       return listPage(request, reply, { errors: serviceErrors(error, 'name'), values: form.value }, 400);
     }
@@ -72,8 +81,7 @@ export function registerKeyPages(org: FastifyInstance, deps: ConsoleDeps): void 
       return listPage(request, reply, { errors: { [`rotate:${String(form.values.name)}`]: form.errors.grace ?? 'Choose a key.' } }, 400);
     const graceMs = form.value.grace ? parseDuration(form.value.grace)! : 0;
     const key = await deps.keys.rotateKey({ org: orgSlug(request), name: form.value.name, graceMs, actor: actorOf(request.viewer!) });
-    reply.header('cache-control', 'no-store');
-    return render(request, reply, 'key-secret', { title: 'Key rotated', section: 'keys', key, verb: 'rotated' });
+    return secretPage(request, reply, key, 'rotated');
   });
 
   org.post('/keys/revoke', async (request, reply) => {

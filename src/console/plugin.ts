@@ -18,6 +18,7 @@ import { registerMemberPages } from './members.page.js';
 import { registerOrganisationPage } from './organisation.page.js';
 import { registerPortfolioPages } from './portfolio.page.js';
 import { registerProductPages } from './products.page.js';
+import { registerSetupGate, registerSetupPages } from './setup.page.js';
 import { registerSignalPages } from './signals.page.js';
 import { registerTodayPage } from './today.page.js';
 import { registerWebhookPages } from './webhooks.page.js';
@@ -66,6 +67,8 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
       });
 
       registerSessionLookup(scope, deps);
+      // Until someone has claimed the instance with its set-up link, the console says only that.
+      registerSetupGate(scope, deps);
       // Every state-changing request carries the form's token (or htmx's X-CSRF-Token header).
       scope.addHook('preHandler', (request, reply, done) =>
         request.method === 'POST' ? scope.csrfProtection(request, reply, done) : done(),
@@ -73,6 +76,7 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
       registerErrorPages(scope);
       registerAssets(scope);
       registerAuthPages(scope, deps);
+      registerSetupPages(scope, deps);
 
       await scope.register(async (signedIn) => {
         signedIn.addHook('preHandler', requireSignedIn);

@@ -4,6 +4,7 @@ import { AppError } from '../errors.js';
 import { PRODUCT_NAME_MAX, SkuSchema } from '../products/products.schemas.js';
 import { parseTimestamp } from '../shared/time.js';
 import { actorOf, type ConsoleDeps } from './context.js';
+import { apiBaseUrl, EXAMPLE_SKU, firstSteps } from './first-steps.js';
 import { type FieldErrors, parseForm, serviceErrors } from './forms.js';
 import { pageOf, ROWS_PER_PAGE } from './paging.js';
 import { orgSlug, render, requirePermission } from './render.js';
@@ -61,7 +62,8 @@ export function registerProductPages(org: FastifyInstance, deps: ConsoleDeps): v
 
   org.get('/products', async (request, reply) => {
     const { rows: products, ...paging } = pageOf(request, await deps.products.listProducts(orgSlug(request)), PRODUCTS_PER_PAGE);
-    return render(request, reply, 'products', { title: 'Products', section: 'products', products, ...paging });
+    const steps = firstSteps(apiBaseUrl(request, deps.config), orgSlug(request), EXAMPLE_SKU);
+    return render(request, reply, 'products', { title: 'Products', section: 'products', products, steps, ...paging });
   });
 
   const formPage = (

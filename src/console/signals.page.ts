@@ -2,6 +2,7 @@ import { type Static, type TObject, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 import { actorOf, type ConsoleDeps } from './context.js';
+import { apiBaseUrl, EXAMPLE_SKU, firstSteps } from './first-steps.js';
 import { type FieldErrors, parseForm, parseUtcInput, serviceErrors, UTC_INPUT } from './forms.js';
 import { orgSlug, render, requirePermission } from './render.js';
 import { redirect } from './session.js';
@@ -45,7 +46,22 @@ export function registerSignalPages(org: FastifyInstance, deps: ConsoleDeps): vo
     const all = (request.query as { all?: string }).all === '1';
     const signals = await deps.incidents.listSignals(orgSlug(request));
     const shown = (all ? signals : signals.filter((s) => s.status === 'INCOMING')).reverse();
-    return render(request, reply, 'signals', { title: 'Signals', section: 'signals', signals: shown, all, ...extra }, status);
+    // With no signal at all, the page shows how one is reported (about the first product, if there is one).
+    const steps =
+      signals.length === 0
+        ? firstSteps(
+            apiBaseUrl(request, deps.config),
+            orgSlug(request),
+            (await deps.products.listProducts(orgSlug(request)))[0]?.sku ?? EXAMPLE_SKU,
+          )
+        : null;
+    return render(
+      request,
+      reply,
+      'signals',
+      { title: 'Signals', section: 'signals', signals: shown, total: signals.length, all, steps, ...extra },
+      status,
+    );
   }
 
   org.get('/signals', (request, reply) => page(request, reply));

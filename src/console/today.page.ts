@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ConsoleDeps } from './context.js';
+import { apiBaseUrl, EXAMPLE_SKU, firstSteps } from './first-steps.js';
 import { clock, laterStageClocks } from './format.js';
 import { orgSlug, render } from './render.js';
 
@@ -33,15 +34,37 @@ export function registerTodayPage(org: FastifyInstance, deps: ConsoleDeps): void
     return { cases: urgent, more: rows.length - urgent.length, now: now.toISOString() };
   }
 
+  /** Until the organisation has a product, a key and an SBOM: what to do next, with the exact commands. */
+  async function firstStepsOf(request: FastifyRequest) {
+    const slug = orgSlug(request);
+    const [products, keys] = await Promise.all([deps.products.listProducts(slug), deps.keys.listKeys(slug)]);
+    const now = deps.clock().toISOString();
+    const done = {
+      product: products.length > 0,
+      key: keys.some((k) => !k.revoked_at && !(k.expires_at && k.expires_at <= now)),
+      sbom: products.some((p) => p.sbom_status !== 'none'),
+    };
+    if (done.product && done.key && done.sbom) return null;
+    return { done, commands: firstSteps(apiBaseUrl(request, deps.config), slug, products[0]?.sku ?? EXAMPLE_SKU) };
+  }
+
   org.get('/today', async (request, reply) => {
     const slug = orgSlug(request);
-    const [open, signals, score] = await Promise.all([
+    const [open, signals, score, start] = await Promise.all([
       clocks(request),
       deps.incidents.listSignals(slug),
       deps.compliance.explainScore(slug),
+      firstStepsOf(request),
     ]);
     const awaiting = signals.filter((s) => s.status === 'INCOMING');
-    return render(request, reply, 'today', { title: 'Today', ...open, signals: awaiting, score: score.score, breakdown: score.breakdown });
+    return render(request, reply, 'today', {
+      title: 'Today',
+      ...open,
+      signals: awaiting,
+      score: score.score,
+      breakdown: score.breakdown,
+      start,
+    });
   });
 
   org.get('/today/clocks', async (request, reply) => render(request, reply, 'today-clocks', await clocks(request)));

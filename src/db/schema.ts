@@ -326,6 +326,14 @@ export interface SchedulerRunsTable {
   at: string;
 }
 
+/** One-time first-run set-up links (migration 009): the token's digest only; cleared at every server start. */
+export interface SetupLinksTable {
+  token_digest: string;
+  created_at: string;
+  /** `server` (printed at start) or `cli` (`cra-admin setup-link`). */
+  created_by: string;
+}
+
 /** Rewritten by readiness while writes are failing (migration 006). */
 export interface WriteProbeTable {
   id: number;
@@ -356,6 +364,7 @@ export interface DB {
   webhook_attempts: WebhookAttemptsTable;
   scheduler_runs: SchedulerRunsTable;
   write_probe: WriteProbeTable;
+  setup_links: SetupLinksTable;
 }
 
 export type Organisation = Selectable<OrganisationsTable>;

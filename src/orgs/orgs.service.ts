@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { isUniqueViolation, type Database } from '../db/index.js';
+import { isUniqueViolation, type Database, type Trx } from '../db/index.js';
 import type { IntakeMode, Organisation } from '../db/schema.js';
 import { isMemberState, MEMBER_STATES } from '../shared/member-states.js';
 import { AppError } from '../errors.js';
@@ -75,7 +75,61 @@ function checkedDetails(input: OrganisationDetailsInput): Partial<OrganisationDe
   return change;
 }
 
+export interface NewOrganisation {
+  slug: string;
+  name?: string;
+  intakeMode?: IntakeMode;
+}
+
+/** Why `slug` cannot name an organisation, or null when it can. */
+export function slugProblem(slug: string): string | null {
+  return SLUG.test(slug) ? null : 'slug must be 1–63 lower-case letters, digits or hyphens';
+}
+
+function checkNewOrg(input: NewOrganisation): void {
+  assertStorableText({ name: input.name });
+  const problem = slugProblem(input.slug);
+  if (problem) throw new AppError('validation_failed', problem);
+}
+
+/** A slug made from a display name: lower-case ASCII letters and digits joined by hyphens ("Acme Devices GmbH" → "acme-devices-gmbh"). */
+export function slugFrom(name: string): string {
+  const slug = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+/, '')
+    .slice(0, 63)
+    .replace(/-+$/, '');
+  return slug || 'org';
+}
+
 export function createOrgService(database: Database, clock: Clock = systemClock) {
+  async function insertOrg(trx: Trx, input: NewOrganisation, actor: string): Promise<OrganisationView> {
+    const now = iso(clock());
+    const org = {
+      id: randomUUID(),
+      slug: input.slug,
+      name: input.name?.trim() || input.slug,
+      intake_mode: input.intakeMode ?? 'signal',
+      created_at: now,
+      registry_head: GENESIS_HASH,
+      legal_name: null,
+      postal_address: null,
+      contact_email: null,
+      member_state: null,
+    };
+    await orgsRepo.insert(trx, org);
+    await appendRegistryEntry(
+      trx,
+      org.id,
+      { actor, action: 'org.created', subject: org.slug, details: { name: org.name, intake_mode: org.intake_mode } },
+      now,
+    );
+    return toOrganisationView({ ...org, incident_seq: 0, registry_seq: 1 });
+  }
+
   async function requireOrg(slug: string): Promise<Organisation> {
     // A slug no database could hold names no organisation (PostgreSQL would refuse the query).
     const org = isStorableText(slug) ? await orgsRepo.findBySlug(database.db, slug) : undefined;
@@ -86,43 +140,28 @@ export function createOrgService(database: Database, clock: Clock = systemClock)
   return {
     requireOrg,
 
-    async createOrg(input: { slug: string; name?: string; intakeMode?: IntakeMode }): Promise<OrganisationView> {
-      assertStorableText({ name: input.name });
-      if (!SLUG.test(input.slug)) {
-        throw new AppError('validation_failed', 'slug must be 1–63 lower-case letters, digits or hyphens');
-      }
+    async createOrg(input: NewOrganisation): Promise<OrganisationView> {
+      checkNewOrg(input);
       if (await orgsRepo.findBySlug(database.db, input.slug)) {
         throw new AppError('conflict', `organisation "${input.slug}" already exists`);
       }
-      const now = iso(clock());
-      const org = {
-        id: randomUUID(),
-        slug: input.slug,
-        name: input.name?.trim() || input.slug,
-        intake_mode: input.intakeMode ?? 'signal',
-        created_at: now,
-        registry_head: GENESIS_HASH,
-        legal_name: null,
-        postal_address: null,
-        contact_email: null,
-        member_state: null,
-      };
       try {
-        await database.transaction(async (trx) => {
-          await orgsRepo.insert(trx, org);
-          await appendRegistryEntry(
-            trx,
-            org.id,
-            { actor: 'cli', action: 'org.created', subject: org.slug, details: { name: org.name, intake_mode: org.intake_mode } },
-            now,
-          );
-        });
+        return await database.transaction((trx) => insertOrg(trx, input, 'cli'));
       } catch (error) {
         // Another create of the same slug committed between the check above and this insert.
         if (isUniqueViolation(error)) throw new AppError('conflict', `organisation "${input.slug}" already exists`);
         throw error;
       }
-      return toOrganisationView({ ...org, incident_seq: 0, registry_seq: 1 });
+    },
+
+    /**
+     * The same inside the caller's transaction (the first-run set-up creates the owner in the same
+     * one). A slug taken meanwhile fails the transaction with a unique violation.
+     */
+    async createOrgIn(trx: Trx, input: NewOrganisation, actor: string): Promise<OrganisationView> {
+      checkNewOrg(input);
+      if (await orgsRepo.findBySlug(trx, input.slug)) throw new AppError('conflict', `organisation "${input.slug}" already exists`);
+      return insertOrg(trx, input, actor);
     },
 
     async listOrgs(): Promise<OrganisationView[]> {

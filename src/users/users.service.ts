@@ -1,10 +1,11 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/index.js';
 import type { Role, SessionStage, UserRow } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import type { OrgService } from '../orgs/orgs.service.js';
 import { appendRegistryEntry } from '../registry/append-entry.js';
 import { iso, systemClock, type Clock } from '../shared/time.js';
+import { checkNewPassword, digestToken as digest, joinOrganisation, newAccount, newToken, startSession } from './accounts.js';
 import { DUMMY_HASH, hashPassword, passwordProblem, verifyPassword } from './password.js';
 import { digestRecoveryCode, generateRecoveryCodes, normaliseRecoveryCode } from './recovery-codes.js';
 import type { SecretBox } from '../shared/secret-box.js';
@@ -54,8 +55,6 @@ export function normaliseEmail(value: string): string {
   return email;
 }
 
-const digest = (token: string) => createHash('sha256').update(token).digest('hex');
-
 /** The console's people. `box` seals TOTP secrets; operators' commands that never touch one pass null. */
 export function createUserService(
   database: Database,
@@ -85,20 +84,7 @@ export function createUserService(
     return invitation;
   }
 
-  async function newSession(userId: string, stage: SessionStage): Promise<{ token: string; idDigest: string }> {
-    const token = randomBytes(32).toString('base64url');
-    const now = clock();
-    const idDigest = digest(token);
-    await usersRepo.insertSession(db, {
-      id_digest: idDigest,
-      user_id: userId,
-      stage,
-      created_at: iso(now),
-      last_seen_at: iso(now),
-      expires_at: iso(new Date(now.getTime() + limits.absoluteMs)),
-    });
-    return { token, idDigest };
-  }
+  const newSession = (userId: string, stage: SessionStage) => startSession(db, userId, stage, clock(), limits.absoluteMs);
 
   /** Why sign-in is refused before any password is checked, or null. */
   async function throttled(buckets: Array<[string, number, string]>): Promise<string | null> {
@@ -127,7 +113,7 @@ export function createUserService(
       const org = await orgs.requireOrg(input.org);
       const email = normaliseEmail(input.email);
       const role = parseRole(input.role);
-      const token = randomBytes(32).toString('base64url');
+      const token = newToken();
       const now = clock();
       const row = {
         id: randomUUID(),
@@ -171,33 +157,16 @@ export function createUserService(
      */
     async acceptAsNewUser(token: string, password: string): Promise<{ token: string; user: UserRow }> {
       const invitation = await openInvitation(token);
-      const problem = passwordProblem(password);
-      if (problem) throw new AppError('validation_failed', problem, [{ path: 'password', message: problem }]);
+      checkNewPassword(password);
       if (await usersRepo.findByEmail(db, invitation.email))
         throw new AppError('conflict', 'This e-mail already has an account: sign in, then open the link again.');
-      const now = iso(clock());
-      const user: UserRow = {
-        id: randomUUID(),
-        email: invitation.email,
-        status: 'active',
-        password_hash: await hashPassword(password),
-        totp_secret: box().seal(newTotpSecret()),
-        totp_enrolled_at: null,
-        totp_last_step: null,
-        created_at: now,
-        updated_at: now,
-      };
+      const user = await newAccount(invitation.email, password, box(), clock());
+      const now = user.created_at;
       await database.transaction(async (trx) => {
         if (!(await usersRepo.acceptInvitation(trx, invitation.id, now)))
           throw new AppError('not_found', 'This invitation link was already used.');
         await usersRepo.insert(trx, user);
-        await usersRepo.upsertMembership(trx, { user_id: user.id, org_id: invitation.org_id, role: invitation.role, created_at: now });
-        await appendRegistryEntry(
-          trx,
-          invitation.org_id,
-          { actor: `user:${user.email}`, action: 'user.joined', subject: user.email, details: { role: invitation.role } },
-          now,
-        );
+        await joinOrganisation(trx, user, invitation.org_id, invitation.role, now);
       });
       const session = await newSession(user.id, 'enrol');
       return { token: session.token, user };
@@ -212,13 +181,7 @@ export function createUserService(
       await database.transaction(async (trx) => {
         if (!(await usersRepo.acceptInvitation(trx, invitation.id, now)))
           throw new AppError('not_found', 'This invitation link was already used.');
-        await usersRepo.upsertMembership(trx, { user_id: user.id, org_id: invitation.org_id, role: invitation.role, created_at: now });
-        await appendRegistryEntry(
-          trx,
-          invitation.org_id,
-          { actor: `user:${user.email}`, action: 'user.joined', subject: user.email, details: { role: invitation.role } },
-          now,
-        );
+        await joinOrganisation(trx, user, invitation.org_id, invitation.role, now);
       });
       return invitation.org_slug;
     },

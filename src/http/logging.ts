@@ -1,0 +1,59 @@
+import type { FastifyRequest } from 'fastify';
+import pretty from 'pino-pretty';
+import type { Config, LogFormat } from '../config.js';
+
+// The server's log: JSON lines for machines; readable lines (pino-pretty, the Fastify convention)
+// when stdout is a terminal or LOG_FORMAT=pretty says so. Whatever the format, no secret reaches
+// it: key headers are redacted, and so are the tokens of one-time links in request URLs.
+
+/** Key headers never reach a log line, whatever a serializer is later taught to include. */
+export const REDACTED_PATHS = [
+  'req.headers["x-cra-api-key"]',
+  'req.headers.authorization',
+  'headers["x-cra-api-key"]',
+  'headers.authorization',
+];
+
+// An invitation or set-up link names its token in the path; a sign-in page that leads back to an
+// invitation carries that path in ?next=, URL-encoded.
+const ONE_TIME_LINK = /((?:\/|%2F)console(?:\/|%2F)(?:invite|setup)(?:\/|%2F))[^/?#&%]+/gi;
+
+/** The URL with the token of every one-time console link replaced by `[redacted]`. */
+export function redactUrl(url: string): string {
+  return url.replace(ONE_TIME_LINK, '$1[redacted]');
+}
+
+/** The format in effect: LOG_FORMAT, else readable on a terminal and JSON anywhere else. */
+export function logFormatOf(config: Pick<Config, 'logFormat'>, stdoutIsTty = process.stdout.isTTY === true): LogFormat {
+  return config.logFormat ?? (stdoutIsTty ? 'pretty' : 'json');
+}
+
+/** Fastify's own request serializer, with the one-time tokens taken out of the URL. */
+function serializeRequest(request: FastifyRequest) {
+  return {
+    method: request.method,
+    url: redactUrl(request.url),
+    version: request.headers?.['accept-version'] as string | undefined,
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  };
+}
+
+/**
+ * Fastify's logger options. `stream` replaces stdout (tests read it); without one, a readable
+ * format writes through pino-pretty, synchronously, so the last lines before an exit are not lost.
+ */
+export function loggerOptions(config: Pick<Config, 'logLevel' | 'logFormat'>, stream?: NodeJS.WritableStream) {
+  const destination =
+    stream ??
+    (logFormatOf(config) === 'pretty'
+      ? pretty({ colorize: process.stdout.isTTY === true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', sync: true })
+      : undefined);
+  return {
+    level: config.logLevel,
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    serializers: { req: serializeRequest },
+    ...(destination ? { stream: destination } : {}),
+  };
+}
