@@ -2,7 +2,6 @@ import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
-import multipart from '@fastify/multipart';
 import view from '@fastify/view';
 import { Eta } from 'eta';
 import type { FastifyError, FastifyInstance } from 'fastify';
@@ -18,6 +17,7 @@ import { registerMemberPages } from './members.page.js';
 import { registerOrganisationPage } from './organisation.page.js';
 import { registerPortfolioPages } from './portfolio.page.js';
 import { registerProductPages } from './products.page.js';
+import { registerSbomUpload } from './sbom-upload.page.js';
 import { registerSignalPages } from './signals.page.js';
 import { registerTodayPage } from './today.page.js';
 import { registerWebhookPages } from './webhooks.page.js';
@@ -36,10 +36,6 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
     async (scope) => {
       await scope.register(cookie);
       await scope.register(formbody);
-      await scope.register(multipart, {
-        attachFieldsToBody: 'keyValues',
-        limits: { fileSize: deps.config.sbomMaxBytes, files: 1, fields: 10 },
-      });
       await scope.register(helmet, {
         contentSecurityPolicy: {
           useDefaults: false,
@@ -67,9 +63,13 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
 
       registerSessionLookup(scope, deps);
       // Every state-changing request carries the form's token (or htmx's X-CSRF-Token header).
-      scope.addHook('preHandler', (request, reply, done) =>
-        request.method === 'POST' ? scope.csrfProtection(request, reply, done) : done(),
-      );
+      // The upload form's multipart body is not read yet: its handler checks the token, the
+      // form's first part, before it reads the file.
+      scope.addHook('preHandler', (request, reply, done) => {
+        if (request.method !== 'POST') return done();
+        if (request.routeOptions.config.csrfInBody && request.isMultipart?.()) return done();
+        return scope.csrfProtection(request, reply, done);
+      });
       registerErrorPages(scope);
       registerAssets(scope);
       registerAuthPages(scope, deps);
@@ -98,6 +98,8 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
             registerMemberPages(org, deps);
             registerOrganisationPage(org, deps);
             registerWebhookPages(org, deps);
+            // Multipart is parsed in this scope alone: every other route refuses it unread (415).
+            await org.register(async (upload) => registerSbomUpload(upload, deps));
           },
           { prefix: '/o/:org' },
         );
@@ -132,6 +134,15 @@ function registerErrorPages(scope: FastifyInstance): void {
         'error',
         { title: 'Form expired', message: 'This form has expired or did not come from this site. Go back, reload the page and try again.' },
         403,
+      );
+    }
+    if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      return render(
+        request,
+        reply,
+        'error',
+        { title: 'Not accepted', message: 'This form takes no file or other content of this type.' },
+        415,
       );
     }
     if (error.statusCode === 413 || error.code === 'FST_REQ_FILE_TOO_LARGE') {

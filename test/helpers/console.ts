@@ -63,3 +63,56 @@ export async function signedInAgent(
   h.clock.advance(30_000);
   return { agent, secret };
 }
+
+/**
+ * A browser without JavaScript against a real server process (startServer): keeps cookies and
+ * the last page's CSRF token, follows no redirect by itself.
+ */
+export class HttpAgent {
+  cookies = new Map<string, string>();
+  csrf = '';
+  constructor(readonly base: string) {}
+
+  get cookieHeader(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+
+  async request(path: string, init: RequestInit = {}): Promise<{ status: number; headers: Headers; body: string }> {
+    const headers = new Headers(init.headers);
+    if (this.cookies.size > 0) headers.set('cookie', this.cookieHeader);
+    const response = await fetch(`${this.base}${path}`, { ...init, headers, redirect: 'manual' });
+    for (const line of response.headers.getSetCookie()) {
+      const [pair = '', ...attributes] = line.split(';');
+      const eq = pair.indexOf('=');
+      const [name, value] = [pair.slice(0, eq).trim(), pair.slice(eq + 1).trim()];
+      const expired = attributes.some((a) => /^\s*(max-age=0|expires=thu, 01 jan 1970)/i.test(a));
+      if (value === '' || expired) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    const body = await response.text();
+    const token = /name="_csrf" value="([^"]+)"/.exec(body);
+    if (token) this.csrf = token[1]!;
+    return { status: response.status, headers: response.headers, body };
+  }
+
+  get(path: string) {
+    return this.request(path);
+  }
+
+  post(path: string, form: Record<string, string>) {
+    return this.request(path, { method: 'POST', body: new URLSearchParams({ _csrf: this.csrf, ...form }) });
+  }
+
+  /** Accepts an invitation link (choose the password, enrol); returns the TOTP secret. */
+  async accept(url: string, password = PASSWORD): Promise<string> {
+    const path = new URL(url).pathname;
+    await this.get(path);
+    const accepted = await this.post(path, { password, confirm: password });
+    if (accepted.status !== 303) throw new Error(`accept: ${accepted.status} ${accepted.body}`);
+    const enrol = await this.get('/console/enrol');
+    const secret = /id="totp-secret" class="secret">([A-Z2-7]+)</.exec(enrol.body)![1]!;
+    const done = await this.post('/console/enrol', { code: totpCode(secret, new Date()) });
+    if (done.status !== 200) throw new Error(`enrol: ${done.status}`);
+    return secret;
+  }
+}
