@@ -6,7 +6,7 @@ import { totpUri } from '../users/totp.js';
 import type { ConsoleDeps } from './context.js';
 import { parseForm, serviceErrors } from './forms.js';
 import { render } from './render.js';
-import { clearSessionCookie, redirect, setSessionCookie, SESSION_COOKIE } from './session.js';
+import { clearSessionCookie, DEVICE_COOKIE, redirect, setDeviceCookie, setSessionCookie, SESSION_COOKIE } from './session.js';
 
 // Sign-in, sign-out, invitation acceptance and authenticator enrolment: the pages reachable
 // without a full session.
@@ -43,7 +43,7 @@ export function registerAuthPages(scope: FastifyInstance, deps: ConsoleDeps): vo
   scope.post('/sign-in', async (request, reply) => {
     const form = parseForm(SignInForm, request.body);
     if (!form.ok) return render(request, reply, 'sign-in', { errors: form.errors, values: form.values }, 400);
-    const result = await users.signIn({ ...form.value, address: request.ip });
+    const result = await users.signIn({ ...form.value, address: request.ip, device: request.cookies[DEVICE_COOKIE] });
     if ('error' in result) {
       const status = result.error.startsWith('Too many') ? 429 : 401;
       return render(
@@ -55,6 +55,7 @@ export function registerAuthPages(scope: FastifyInstance, deps: ConsoleDeps): vo
       );
     }
     setSessionCookie(reply, result.token);
+    if (result.device) setDeviceCookie(reply, result.device);
     return redirect(request, reply, result.stage === 'enrol' ? '/console/enrol' : safeNext(form.value.next));
   });
 
@@ -128,6 +129,8 @@ export function registerAuthPages(scope: FastifyInstance, deps: ConsoleDeps): vo
         { ...page, errors: { code: 'That code is not the current one. Check the time on your phone and try the next code.' } },
         400,
       );
+    // Enrolment ends in a sign-in: this browser is one of the person's devices from now on.
+    setDeviceCookie(reply, await users.rememberDevice(request.viewer!.user));
     // Shown once, in this response only; no-store keeps it out of the browser's cache.
     reply.header('cache-control', 'no-store');
     return render(request, reply, 'recovery-codes', { codes, viewer: null });

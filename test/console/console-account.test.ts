@@ -90,12 +90,13 @@ describe('console account', () => {
     }
   });
 
-  it('a wrong current password counts against the account like a failed sign-in; past the limit nothing is checked', async () => {
+  it('a wrong current password counts like a failed sign-in from this browser; past the limit nothing is checked', async () => {
     const h = harness();
     await h.orgs.createOrg({ slug: 'acct-guess' });
     const { agent, secret } = await signedInAgent(h, 'acct-guess', 'gus@example.com', 'viewer');
     await agent.get('/console/account');
-    for (let i = 0; i < THROTTLE.perAccount; i++) {
+    // Enrolment made this browser one of the person's devices: the device's own limit applies.
+    for (let i = 0; i < THROTTLE.perDevice; i++) {
       const r = await agent.post('/console/account/password', {
         current: `guess-number-${i}`,
         password: NEW_PASSWORD,
@@ -106,7 +107,21 @@ describe('console account', () => {
     const refused = await agent.post('/console/account/password', { current: PASSWORD, password: NEW_PASSWORD, confirm: NEW_PASSWORD });
     assert.equal(refused.statusCode, 429);
     assert.match(refused.body, /id="current-error">Too many failed sign-ins for this account\. Try again in 15 minutes\./);
-    assert.equal((await signIn(h, 'gus@example.com', PASSWORD, secret)).response.statusCode, 429, 'sign-in shares the limit');
+    const sameBrowser = new ConsoleAgent(h.app);
+    sameBrowser.cookies.set('cra_device', agent.cookies.get('cra_device')!);
+    await sameBrowser.get('/console/sign-in');
+    h.clock.advance(30_000);
+    const signInHere = await sameBrowser.post('/console/sign-in', {
+      email: 'gus@example.com',
+      password: PASSWORD,
+      code: totpCode(secret, h.clock.now()),
+    });
+    assert.equal(signInHere.statusCode, 429, "sign-in from this browser shares the device's limit");
+    assert.equal(
+      (await signIn(h, 'gus@example.com', PASSWORD, secret)).response.statusCode,
+      303,
+      'a stolen session cannot lock the person out of their other browsers',
+    );
     h.clock.advance(THROTTLE.windowMs);
     await agent.get('/console/account');
     const later = await agent.post('/console/account/password', { current: PASSWORD, password: NEW_PASSWORD, confirm: NEW_PASSWORD });

@@ -8,7 +8,11 @@ export const PASSWORD = 'plum-orbit-47-lantern';
 export class ConsoleAgent {
   cookies = new Map<string, string>();
   csrf = '';
-  constructor(private readonly app: FastifyInstance) {}
+  /** `address`: the client address the server sees (request.ip). */
+  constructor(
+    private readonly app: FastifyInstance,
+    readonly address = '127.0.0.1',
+  ) {}
 
   private remember(response: LightMyRequestResponse): LightMyRequestResponse {
     for (const cookie of response.cookies) {
@@ -25,7 +29,9 @@ export class ConsoleAgent {
   }
 
   async get(url: string): Promise<LightMyRequestResponse> {
-    return this.remember(await this.app.inject({ method: 'GET', url, headers: { cookie: this.cookieHeader } }));
+    return this.remember(
+      await this.app.inject({ method: 'GET', url, headers: { cookie: this.cookieHeader }, remoteAddress: this.address }),
+    );
   }
 
   async post(url: string, form: Record<string, string | string[]>, options: { csrf?: boolean } = {}): Promise<LightMyRequestResponse> {
@@ -38,6 +44,7 @@ export class ConsoleAgent {
         url,
         payload: body.toString(),
         headers: { cookie: this.cookieHeader, 'content-type': 'application/x-www-form-urlencoded' },
+        remoteAddress: this.address,
       }),
     );
   }
@@ -49,7 +56,7 @@ export async function signedInAgent(
   org: string,
   email: string,
   role: string,
-): Promise<{ agent: ConsoleAgent; secret: string }> {
+): Promise<{ agent: ConsoleAgent; secret: string; codes: string[] }> {
   const users = h.users;
   const invitation = await users.invite({ org, email, role, actor: 'cli' });
   const agent = new ConsoleAgent(h.app);
@@ -60,8 +67,9 @@ export async function signedInAgent(
   const secret = /id="totp-secret" class="secret">([A-Z2-7]+)</.exec(enrol.body)![1]!;
   const done = await agent.post('/console/enrol', { code: totpCode(secret, h.clock.now()) });
   if (done.statusCode !== 200) throw new Error(`enrol: ${done.statusCode}`);
+  const codes = [...done.body.matchAll(/<li><code>([^<]+)<\/code><\/li>/g)].map((m) => m[1]!);
   h.clock.advance(30_000);
-  return { agent, secret };
+  return { agent, secret, codes };
 }
 
 /**

@@ -96,9 +96,10 @@ describe('console users: invitation, enrolment, sign-in, sessions', () => {
     assert.ok('token' in (await users.signIn({ email: 'ana@example.com', password: PASSWORD, code: codes[4]!, address })));
   });
 
-  it('failed sign-ins are limited per account and per address, with a clear message', async () => {
+  it('failed sign-ins are limited per account over all addresses and per address, with a clear message', async () => {
     const { users, clock, enrolled } = await setup();
     const { secret } = await enrolled();
+    // One guess from each of 50 addresses: the account's own limit (browsers never used before).
     for (let i = 0; i < THROTTLE.perAccount; i++) {
       const r = await users.signIn({ email: 'ana@example.com', password: 'wrong password!', code: '000000', address: `198.51.100.${i}` });
       assert.ok('error' in r && /not right/.test(r.error));

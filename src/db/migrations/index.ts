@@ -6,6 +6,7 @@ import { article14 } from './004-article-14.js';
 import { webhooks } from './005-webhooks.js';
 import { writeProbe } from './006-write-probe.js';
 import { gtinDeclared } from './008-gtin-declared.js';
+import { signInAttempts } from './009-sign-in-attempts.js';
 
 /**
  * Every migration, in name order (the order they run in; a later-numbered one may land first,
@@ -19,4 +20,5 @@ export const migrations: readonly PortableMigration[] = [
   webhooks,
   writeProbe,
   gtinDeclared,
+  signInAttempts,
 ];
