@@ -179,7 +179,7 @@ export function createUserService(
      */
     async acceptAsNewUser(token: string, password: string): Promise<{ token: string; user: UserRow }> {
       const invitation = await openInvitation(token);
-      const problem = passwordProblem(password);
+      const problem = passwordProblem(password, [invitation.email]);
       if (problem) throw new AppError('validation_failed', problem, [{ path: 'password', message: problem }]);
       if (await usersRepo.findByEmail(db, invitation.email))
         throw new AppError('conflict', 'This e-mail already has an account: sign in, then open the link again.');
@@ -348,7 +348,7 @@ export function createUserService(
         throw new AppError('validation_failed', 'The new password is the current one; choose another.', [
           { path: 'password', message: 'The new password is the current one; choose another.' },
         ]);
-      const problem = passwordProblem(next);
+      const problem = passwordProblem(next, [user.email]);
       if (problem) throw new AppError('validation_failed', problem, [{ path: 'password', message: problem }]);
       await database.transaction(async (trx) => {
         await usersRepo.update(trx, user.id, { password_hash: await hashPassword(next), updated_at: iso(clock()) });

@@ -128,6 +128,29 @@ describe('console account', () => {
     assert.equal(later.statusCode, 303);
   });
 
+  it('refuses passwords that are easy to guess at the invitation and at the change, its own e-mail among them', async () => {
+    const h = harness();
+    await h.orgs.createOrg({ slug: 'weak-org' });
+    const invitation = await h.users.invite({ org: 'weak-org', email: 'wes@example.com', role: 'viewer', actor: 'cli' });
+    const agent = new ConsoleAgent(h.app);
+    await agent.get(`/console/invite/${invitation.token}`);
+    for (const weak of [' '.repeat(12), 'zzzzzzzzzzzzzz', 'abcabcabcabcabc', 'wes@example.com', 'wes@example.com!']) {
+      const r = await agent.post(`/console/invite/${invitation.token}`, { password: weak, confirm: weak });
+      assert.equal(r.statusCode, 400, JSON.stringify(weak));
+      assert.match(r.body, /id="password-error">This password is too easy to guess/, JSON.stringify(weak));
+    }
+    const { agent: member, secret } = await signedInAgent(h, 'weak-org', 'wil@example.com', 'viewer');
+    void secret;
+    await member.get('/console/account');
+    const r = await member.post('/console/account/password', {
+      current: PASSWORD,
+      password: 'wil@example.com',
+      confirm: 'wil@example.com',
+    });
+    assert.equal(r.statusCode, 400);
+    assert.match(r.body, /id="password-error">This password is too easy to guess: it contains your e-mail address/);
+  });
+
   it('anonymous: the account page asks to sign in; the POST without a session changes nothing', async () => {
     const h = harness();
     const anonymous = new ConsoleAgent(h.app);
