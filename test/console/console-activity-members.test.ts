@@ -51,10 +51,16 @@ describe('console activity registry and members', () => {
     const bad = await owner.post('/console/o/team-org/members/invite', { email: 'nope', role: 'king' });
     assert.match(bad.body, /id="email-error">Enter an e-mail address\./);
     assert.match(bad.body, /id="role-error">Choose a role: owner, admin, analyst or viewer\./);
-    const invited = await owner.post('/console/o/team-org/members/invite', { email: 'Ben@Example.com', role: 'analyst' });
+    // The link is built on PUBLIC_URL, else the server's own address: never on the Host header,
+    // which whoever sends the request chooses.
+    const invited = await owner.post(
+      '/console/o/team-org/members/invite',
+      { email: 'Ben@Example.com', role: 'analyst' },
+      { headers: { host: 'evil.example', 'x-forwarded-host': 'evil.example' } },
+    );
     assert.equal(invited.statusCode, 200);
     const url = /id="invitation-url"[^>]*>([^<]+)</.exec(invited.body)![1]!;
-    assert.match(url, /^http:\/\/localhost:80\/console\/invite\/[A-Za-z0-9_-]{43}$/);
+    assert.match(url, /^http:\/\/localhost:8080\/console\/invite\/[A-Za-z0-9_-]{43}$/);
 
     const ben = new ConsoleAgent(h.app);
     const path = new URL(url).pathname;

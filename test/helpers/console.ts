@@ -34,7 +34,11 @@ export class ConsoleAgent {
     );
   }
 
-  async post(url: string, form: Record<string, string | string[]>, options: { csrf?: boolean } = {}): Promise<LightMyRequestResponse> {
+  async post(
+    url: string,
+    form: Record<string, string | string[]>,
+    options: { csrf?: boolean; headers?: Record<string, string> } = {},
+  ): Promise<LightMyRequestResponse> {
     const body = new URLSearchParams();
     if (options.csrf !== false) body.append('_csrf', this.csrf);
     for (const [k, v] of Object.entries(form)) for (const value of Array.isArray(v) ? v : [v]) body.append(k, value);
@@ -43,7 +47,7 @@ export class ConsoleAgent {
         method: 'POST',
         url,
         payload: body.toString(),
-        headers: { cookie: this.cookieHeader, 'content-type': 'application/x-www-form-urlencoded' },
+        headers: { cookie: this.cookieHeader, 'content-type': 'application/x-www-form-urlencoded', ...options.headers },
         remoteAddress: this.address,
       }),
     );
