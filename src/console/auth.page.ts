@@ -67,33 +67,33 @@ export function registerAuthPages(scope: FastifyInstance, deps: ConsoleDeps): vo
   });
 
   const invitationOf = async (request: FastifyRequest) => users.invitation((request.params as { token: string }).token);
+  /** Who is signed in (fully), for the invitation page; the page never says whether the address has an account. */
+  const signedInAs = (request: FastifyRequest) => (request.viewer?.stage === 'full' ? request.viewer.user.email : null);
 
   scope.get('/invite/:token', async (request, reply) => {
     const invitation = await invitationOf(request);
-    return render(request, reply, 'invite', {
-      invitation,
-      signedInAs: request.viewer?.stage === 'full' ? request.viewer.user.email : null,
-      path: request.url,
-    });
+    return render(request, reply, 'invite', { invitation, signedInAs: signedInAs(request), path: request.url });
   });
 
   scope.post('/invite/:token', async (request, reply) => {
     const token = (request.params as { token: string }).token;
     const invitation = await invitationOf(request);
-    if (invitation.existingUser) {
-      if (request.viewer?.stage !== 'full') return redirect(request, reply, `/console/sign-in?next=${encodeURIComponent(request.url)}`);
-      const org = await users.acceptAsUser(token, request.viewer.user);
+    if (signedInAs(request)) {
+      // Refused (403) unless the invitation is the signed-in person's.
+      const org = await users.acceptAsUser(token, request.viewer!.user);
       return redirect(request, reply, `/console/o/${encodeURIComponent(org)}/today`);
     }
     const form = parseForm(PasswordForm, request.body);
-    const rerender = (errors: Record<string, string>) => render(request, reply, 'invite', { invitation, signedInAs: null, errors }, 400);
+    const rerender = (errors: Record<string, string>) =>
+      render(request, reply, 'invite', { invitation, signedInAs: null, errors, path: request.url }, 400);
     if (!form.ok) return rerender(form.errors);
     if (form.value.password !== form.value.confirm) return rerender({ confirm: 'The two passwords differ.' });
     try {
       const accepted = await users.acceptAsNewUser(token, form.value.password);
       setSessionCookie(reply, accepted.token);
     } catch (error) {
-      if (error instanceof AppError && error.code === 'validation_failed') return rerender({ password: error.message });
+      if (error instanceof AppError && (error.code === 'validation_failed' || error.code === 'conflict'))
+        return rerender({ password: error.message });
       return rerender(serviceErrors(error));
     }
     return redirect(request, reply, '/console/enrol');

@@ -160,17 +160,13 @@ export function createUserService(
       return { email, role, org: org.slug, token, expires_at: row.expires_at };
     },
 
-    /** The invitation behind a link, with whether its e-mail already has an account. */
+    /**
+     * The invitation behind a link. Not whether its address has an account: whoever holds the
+     * link (the inviter too) learns nothing of that from the invitation.
+     */
     async invitation(token: string) {
       const invitation = await openInvitation(token);
-      const existing = await usersRepo.findByEmail(db, invitation.email);
-      return {
-        email: invitation.email,
-        role: invitation.role,
-        org: invitation.org_slug,
-        orgName: invitation.org_name,
-        existingUser: existing !== undefined,
-      };
+      return { email: invitation.email, role: invitation.role, org: invitation.org_slug, orgName: invitation.org_name };
     },
 
     /**
@@ -182,7 +178,10 @@ export function createUserService(
       const problem = passwordProblem(password, [invitation.email]);
       if (problem) throw new AppError('validation_failed', problem, [{ path: 'password', message: problem }]);
       if (await usersRepo.findByEmail(db, invitation.email))
-        throw new AppError('conflict', 'This e-mail already has an account: sign in, then open the link again.');
+        throw new AppError(
+          'conflict',
+          'This address has an account on this console already: sign in with it, then open this link again to accept.',
+        );
       const now = iso(clock());
       const user: UserRow = {
         id: randomUUID(),
