@@ -7,6 +7,7 @@ import { Eta } from 'eta';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError } from '../errors.js';
 import { registerAssets } from './assets.js';
+import { escapeForPage } from './format.js';
 import type { ConsoleDeps } from './context.js';
 import { registerAccountPages } from './account.page.js';
 import { registerActivityPages } from './activity.page.js';
@@ -56,7 +57,7 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
         cookieOpts: { path: '/console', httpOnly: true, secure: true, sameSite: 'lax' },
       });
       await scope.register(view, {
-        engine: { eta: new Eta({ views: VIEWS_DIR, cache: true, autoEscape: true }) },
+        engine: { eta: new Eta({ views: VIEWS_DIR, cache: true, autoEscape: true, escapeFunction: escapeForPage }) },
         templates: VIEWS_DIR,
         production: true,
       });
