@@ -16,7 +16,7 @@ import { createSbomReader } from './sbom/parse/sbom-reader.js';
 import { createPortfolioService } from './sbom/portfolio/portfolio.service.js';
 import { createSbomHistoryService } from './sbom/portfolio/sbom-history.service.js';
 import { createSbomIngestService } from './sbom/store/ingest.service.js';
-import { createSecretBox } from './shared/secret-box.js';
+import { createSecretBox, derivedKey } from './shared/secret-box.js';
 import { systemClock, type Clock } from './shared/time.js';
 import { createUserService, DEFAULT_SESSION_LIMITS } from './users/users.service.js';
 import { createDispatcher } from './webhooks/dispatcher.js';
@@ -78,6 +78,8 @@ export function createServices({ database, clock = systemClock, console: console
     sbom: createSbomIngestService(database, orgs, products, sbomReader, clock),
     sbomHistory: createSbomHistoryService(database, orgs, products),
     users: createUserService(database, orgs, { clock, box, sessions: { ...DEFAULT_SESSION_LIMITS, idleMs } }),
+    /** Binds the console's CSRF tokens to their session (console/csrf.ts); the same on every instance. */
+    consoleCsrfKey: derivedKey(consoleOptions?.secret ?? null, 'cra-console-csrf'),
     webhooks: createWebhookService(database, orgs, {
       allowPrivate: webhookPolicy?.allowPrivate ?? false,
       lookup: webhookPolicy?.lookup,

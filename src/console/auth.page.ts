@@ -55,6 +55,7 @@ export function registerAuthPages(scope: FastifyInstance, deps: ConsoleDeps): vo
       );
     }
     setSessionCookie(reply, result.token);
+    reply.renewCsrf();
     if (result.device) setDeviceCookie(reply, result.device);
     return redirect(request, reply, result.stage === 'enrol' ? '/console/enrol' : safeNext(form.value.next));
   });
@@ -63,6 +64,7 @@ export function registerAuthPages(scope: FastifyInstance, deps: ConsoleDeps): vo
     const token = request.cookies[SESSION_COOKIE];
     if (token) await users.endSession(token);
     clearSessionCookie(reply);
+    reply.renewCsrf();
     return redirect(request, reply, '/console/sign-in');
   });
 
@@ -91,6 +93,7 @@ export function registerAuthPages(scope: FastifyInstance, deps: ConsoleDeps): vo
     try {
       const accepted = await users.acceptAsNewUser(token, form.value.password);
       setSessionCookie(reply, accepted.token);
+      reply.renewCsrf();
     } catch (error) {
       if (error instanceof AppError && (error.code === 'validation_failed' || error.code === 'conflict'))
         return rerender({ password: error.message });
@@ -120,8 +123,8 @@ export function registerAuthPages(scope: FastifyInstance, deps: ConsoleDeps): vo
     if (!page) return redirect(request, reply, request.viewer ? '/console' : '/console/sign-in');
     const form = parseForm(CodeForm, request.body);
     if (!form.ok) return render(request, reply, 'enrol', { ...page, errors: form.errors }, 400);
-    const codes = await users.completeEnrolment(request.viewer!.user, request.viewer!.sessionDigest, form.value.code);
-    if (!codes)
+    const enrolled = await users.completeEnrolment(request.viewer!.user, request.viewer!.sessionDigest, form.value.code);
+    if (!enrolled)
       return render(
         request,
         reply,
@@ -129,10 +132,16 @@ export function registerAuthPages(scope: FastifyInstance, deps: ConsoleDeps): vo
         { ...page, errors: { code: 'That code is not the current one. Check the time on your phone and try the next code.' } },
         400,
       );
-    // Enrolment ends in a sign-in: this browser is one of the person's devices from now on.
-    setDeviceCookie(reply, await users.rememberDevice(request.viewer!.user));
+    // Enrolment ends in a sign-in: a new session (and CSRF secret), and this browser is one of
+    // the person's devices from now on.
+    setSessionCookie(reply, enrolled.token);
+    reply.renewCsrf();
+    const viewer = request.viewer!;
+    viewer.sessionDigest = enrolled.idDigest;
+    viewer.stage = 'full';
+    setDeviceCookie(reply, await users.rememberDevice(viewer.user));
     // Shown once, in this response only; no-store keeps it out of the browser's cache.
     reply.header('cache-control', 'no-store');
-    return render(request, reply, 'recovery-codes', { codes, viewer: null });
+    return render(request, reply, 'recovery-codes', { codes: enrolled.codes, viewer: null });
   });
 }

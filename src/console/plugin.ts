@@ -1,5 +1,4 @@
 import cookie from '@fastify/cookie';
-import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import view from '@fastify/view';
@@ -7,6 +6,7 @@ import { Eta } from 'eta';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError } from '../errors.js';
 import { registerAssets } from './assets.js';
+import { registerCsrf } from './csrf.js';
 import { escapeForPage } from './format.js';
 import type { ConsoleDeps } from './context.js';
 import { registerAccountPages } from './account.page.js';
@@ -52,10 +52,6 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
           },
         },
       });
-      await scope.register(csrf, {
-        cookieKey: 'cra_csrf',
-        cookieOpts: { path: '/console', httpOnly: true, secure: true, sameSite: 'lax' },
-      });
       await scope.register(view, {
         engine: { eta: new Eta({ views: VIEWS_DIR, cache: true, autoEscape: true, escapeFunction: escapeForPage }) },
         templates: VIEWS_DIR,
@@ -63,14 +59,7 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
       });
 
       registerSessionLookup(scope, deps);
-      // Every state-changing request carries the form's token (or htmx's X-CSRF-Token header).
-      // The upload form's multipart body is not read yet: its handler checks the token, the
-      // form's first part, before it reads the file.
-      scope.addHook('preHandler', (request, reply, done) => {
-        if (request.method !== 'POST') return done();
-        if (request.routeOptions.config.csrfInBody && request.isMultipart?.()) return done();
-        return scope.csrfProtection(request, reply, done);
-      });
+      await registerCsrf(scope, deps.config, deps.consoleCsrfKey);
       registerErrorPages(scope);
       registerAssets(scope);
       registerAuthPages(scope, deps);

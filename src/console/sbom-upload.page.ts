@@ -16,13 +16,6 @@ import { render, requirePermission } from './render.js';
 /** Room for the token's part, the file part's head and the boundaries around SBOM_MAX_BYTES. */
 const FORM_OVERHEAD = 64 * 1024;
 
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** A multipart route whose CSRF token is the first part of its body, checked by its handler. */
-    csrfInBody?: boolean;
-  }
-}
-
 type Upload = { file: Buffer[] } | { refused: true } | { problem: 'missing' | 'too_large' };
 
 export async function registerSbomUpload(upload: FastifyInstance, deps: ConsoleDeps): Promise<void> {

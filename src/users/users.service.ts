@@ -236,21 +236,38 @@ export function createUserService(
       return box().open(user.totp_secret);
     },
 
-    /** Confirms the authenticator with a current code; returns the ten recovery codes, shown once. */
-    async completeEnrolment(user: UserRow, sessionDigest: string, code: string): Promise<string[] | null> {
+    /**
+     * Confirms the authenticator with a current code; returns the ten recovery codes, shown once,
+     * and the token of a new full session: the enrolment stage's session ends, so whoever knew its
+     * token (fixed before the person signed in, say) holds nothing afterwards.
+     */
+    async completeEnrolment(
+      user: UserRow,
+      sessionDigest: string,
+      code: string,
+    ): Promise<{ codes: string[]; token: string; idDigest: string } | null> {
       const secret = user.totp_secret;
       if (!secret) throw new AppError('conflict', 'There is no authenticator to confirm; reload the page.');
       if (user.totp_enrolled_at !== null) throw new AppError('conflict', 'The authenticator is already enrolled.');
       const step = acceptTotp(box().open(secret), code, clock(), user.totp_last_step);
       if (step === null) return null;
       const codes = generateRecoveryCodes();
-      const now = iso(clock());
+      const now = clock();
+      const token = randomBytes(32).toString('base64url');
       await database.transaction(async (trx) => {
-        await usersRepo.update(trx, user.id, { totp_enrolled_at: now, totp_last_step: step, updated_at: now });
+        await usersRepo.update(trx, user.id, { totp_enrolled_at: iso(now), totp_last_step: step, updated_at: iso(now) });
         await usersRepo.replaceRecoveryCodes(trx, user.id, codes.map(digestRecoveryCode));
-        await usersRepo.setSessionStage(trx, sessionDigest, 'full');
+        await usersRepo.deleteSession(trx, sessionDigest);
+        await usersRepo.insertSession(trx, {
+          id_digest: digest(token),
+          user_id: user.id,
+          stage: 'full',
+          created_at: iso(now),
+          last_seen_at: iso(now),
+          expires_at: iso(new Date(now.getTime() + limits.absoluteMs)),
+        });
       });
-      return codes;
+      return { codes, token, idDigest: digest(token) };
     },
 
     /** Gives a user without a secret (after a reset) a fresh one to enrol. */

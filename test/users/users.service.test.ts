@@ -32,9 +32,10 @@ describe('console users: invitation, enrolment, sign-in, sessions', () => {
       const signedIn = (await users.resolveSession(accepted.token))!;
       assert.equal(signedIn.session.stage, 'enrol');
       const secret = users.enrolmentSecret(signedIn.user);
-      const codes = (await users.completeEnrolment(signedIn.user, signedIn.session.idDigest, totpCode(secret, clock.now())))!;
+      const done = (await users.completeEnrolment(signedIn.user, signedIn.session.idDigest, totpCode(secret, clock.now())))!;
+      assert.equal(await users.resolveSession(accepted.token), null, 'the enrolment stage ends with its session');
       clock.advance(30_000);
-      return { secret, codes, sessionToken: accepted.token };
+      return { secret, codes: done.codes, sessionToken: done.token };
     }
     return { testDb, clock, users, org, enrolled, box };
   }
@@ -177,10 +178,11 @@ describe('console users: invitation, enrolment, sign-in, sessions', () => {
     assert.ok('token' in r && r.stage === 'enrol');
     const signedIn = (await users.resolveSession(r.token))!;
     const user = await users.ensureEnrolmentSecret(signedIn.user);
-    const codes = await users.completeEnrolment(user, signedIn.session.idDigest, totpCode(users.enrolmentSecret(user), clock.now()));
-    assert.equal(codes?.length, 10);
+    const done = await users.completeEnrolment(user, signedIn.session.idDigest, totpCode(users.enrolmentSecret(user), clock.now()));
+    assert.equal(done?.codes.length, 10);
+    assert.equal((await users.resolveSession(done!.token))?.session.stage, 'full');
     await users.disableUser('ana@example.com');
-    assert.equal(await users.resolveSession(r.token), null);
+    assert.equal(await users.resolveSession(done!.token), null);
     assert.deepEqual(
       (await users.listUsers()).map((u) => [u.email, u.status, u.totp_enrolled]),
       [['ana@example.com', 'disabled', true]],
