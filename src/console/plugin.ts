@@ -58,6 +58,12 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
         production: true,
       });
 
+      // No console answer is kept in a browser's or a proxy's cache: pages hold what only the
+      // signed-in person may see, forms hold CSRF tokens. Static assets set their own.
+      scope.addHook('onRequest', (_request, reply, done) => {
+        reply.header('cache-control', 'no-store');
+        done();
+      });
       registerSessionLookup(scope, deps);
       await registerCsrf(scope, deps.config, deps.consoleCsrfKey);
       registerErrorPages(scope);

@@ -92,6 +92,28 @@ describe('console over HTTP', () => {
     assert.match(String(idle.headers.location), /^\/console\/sign-in/);
   });
 
+  it('no page is kept in a cache: every console answer but the static assets says no-store', async () => {
+    const h = harness();
+    await h.orgs.createOrg({ slug: 'cache-org' });
+    const { agent } = await signedInAgent(h, 'cache-org', 'cache@example.com', 'owner');
+    for (const url of [
+      '/console/o/cache-org/today',
+      '/console/o/cache-org/products',
+      '/console/o/cache-org/keys',
+      '/console/o/cache-org/activity',
+      '/console/o/cache-org/members',
+      '/console/account',
+      '/console/o/cache-org/cases/999',
+      '/console/o/other-org/today',
+      '/console/sign-in',
+      '/console',
+    ]) {
+      const r = await agent.get(url);
+      assert.equal(r.headers['cache-control'], 'no-store', `${url} (${r.statusCode})`);
+    }
+    assert.equal((await agent.get('/console/assets/console.css')).headers['cache-control'], 'public, max-age=3600');
+  });
+
   it('completing enrolment starts a new session: the token of the enrolment stage no longer works', async () => {
     const h = harness();
     await h.orgs.createOrg({ slug: 'fix-org' });
