@@ -1,5 +1,7 @@
 // Formatting helpers handed to every template as `it.h`, and the templates' escaping.
 
+import { describeEntry } from './registry-details.js';
+
 const HTML: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 /**
  * Unicode direction controls: embeddings, overrides and isolates (the "Trojan Source" set). One
@@ -66,4 +68,4 @@ export function laterStageClocks(
   return { clocks, waitingForFix: later.some((s) => s.stage === 'final' && s.state === 'waiting') };
 }
 
-export const helpers = { time, clock };
+export const helpers = { time, clock, entry: describeEntry };
