@@ -20,6 +20,7 @@ import { createAuthenticator } from './keys/authenticate.js';
 import { listProductsRoute, productSchemas } from './products/list-products.routes.js';
 import { complianceSchemas, complianceScoreRoute } from './compliance/compliance-score.routes.js';
 import { createIncidentRoute, incidentSchemas } from './incidents/create-incident.routes.js';
+import { createBodyBudget } from './sbom/http/body-budget.js';
 import { ingestSbomRoute, sbomSchemas } from './sbom/http/ingest-sbom.routes.js';
 import type { Services } from './services.js';
 import './http/context.js';
@@ -89,6 +90,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     now: () => clock().getTime(),
   });
   const operations = trackOperations(app);
+  // One bound on the SBOM bodies in memory, for the API's uploads and the console's form alike.
+  const sbomBodies = createBodyBudget({ budgetBytes: config.sbomInflightBytes, maxBodyBytes: config.sbomMaxBytes });
 
   // Operations with a short form answer under both prefixes; SBOM ingest only under the full one.
   const shortFormOperations = async (scope: FastifyInstance) => {
@@ -107,7 +110,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       ingestSbomRoute(scope, {
         sbom,
         maxBytes: config.sbomMaxBytes,
-        inflightBytes: config.sbomInflightBytes,
+        bodies: sbomBodies,
         warmUp: config.sbomWarmUp ? services.sbomReader.warmUp : null,
       });
     },
@@ -116,6 +119,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   operations.registerMethodNotAllowed();
 
   registerHealth(app, { database, store: rateLimitStore, schemaReady });
-  await registerConsole(app, { config, ...services });
+  await registerConsole(app, { config, ...services, sbomBodies });
   return app;
 }

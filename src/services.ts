@@ -16,7 +16,7 @@ import { createSbomReader } from './sbom/parse/sbom-reader.js';
 import { createPortfolioService } from './sbom/portfolio/portfolio.service.js';
 import { createSbomHistoryService } from './sbom/portfolio/sbom-history.service.js';
 import { createSbomIngestService } from './sbom/store/ingest.service.js';
-import { createSecretBox } from './shared/secret-box.js';
+import { createSecretBox, derivedKey } from './shared/secret-box.js';
 import { systemClock, type Clock } from './shared/time.js';
 import { createSetupService } from './users/setup.service.js';
 import { createUserService, DEFAULT_SESSION_LIMITS } from './users/users.service.js';
@@ -81,6 +81,8 @@ export function createServices({ database, clock = systemClock, console: console
     users: createUserService(database, orgs, { clock, box, sessions: { ...DEFAULT_SESSION_LIMITS, idleMs } }),
     /** First-run set-up: the one-time link that creates the first organisation and its owner. */
     setup: createSetupService(database, orgs, { clock, box, sessions: { ...DEFAULT_SESSION_LIMITS, idleMs } }),
+    /** Binds the console's CSRF tokens to their session (console/csrf.ts); the same on every instance. */
+    consoleCsrfKey: derivedKey(consoleOptions?.secret ?? null, 'cra-console-csrf'),
     webhooks: createWebhookService(database, orgs, {
       allowPrivate: webhookPolicy?.allowPrivate ?? false,
       lookup: webhookPolicy?.lookup,

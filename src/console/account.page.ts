@@ -4,7 +4,7 @@ import { AppError } from '../errors.js';
 import type { ConsoleDeps } from './context.js';
 import { type FieldErrors, parseForm } from './forms.js';
 import { render } from './render.js';
-import { redirect } from './session.js';
+import { DEVICE_COOKIE, redirect } from './session.js';
 
 // The signed-in person's own account: change the password. The new password passes the same
 // checks as at the invitation; every other session of the person ends, this one stays.
@@ -28,7 +28,10 @@ export function registerAccountPages(signedIn: FastifyInstance, deps: ConsoleDep
       return page(request, reply, { errors: { confirm: 'The two new passwords differ.' } }, 400);
     const viewer = request.viewer!;
     try {
-      await deps.users.changePassword(viewer.user, viewer.sessionDigest, form.value.current, form.value.password);
+      await deps.users.changePassword(viewer.user, viewer.sessionDigest, form.value.current, form.value.password, {
+        address: request.ip,
+        device: request.cookies[DEVICE_COOKIE],
+      });
     } catch (error) {
       if (error instanceof AppError && error.code === 'validation_failed') {
         const field = error.details?.[0]?.path === 'current' ? 'current' : 'password';

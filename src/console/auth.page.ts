@@ -6,7 +6,7 @@ import { totpUri } from '../users/totp.js';
 import type { ConsoleDeps } from './context.js';
 import { parseForm, serviceErrors } from './forms.js';
 import { render } from './render.js';
-import { clearSessionCookie, redirect, setSessionCookie, SESSION_COOKIE } from './session.js';
+import { clearSessionCookie, DEVICE_COOKIE, redirect, setDeviceCookie, setSessionCookie, SESSION_COOKIE } from './session.js';
 
 // Sign-in, sign-out, invitation acceptance and authenticator enrolment: the pages reachable
 // without a full session.
@@ -44,7 +44,7 @@ export function registerAuthPages(scope: FastifyInstance, deps: ConsoleDeps): vo
   scope.post('/sign-in', async (request, reply) => {
     const form = parseForm(SignInForm, request.body);
     if (!form.ok) return render(request, reply, 'sign-in', { errors: form.errors, values: form.values }, 400);
-    const result = await users.signIn({ ...form.value, address: request.ip });
+    const result = await users.signIn({ ...form.value, address: request.ip, device: request.cookies[DEVICE_COOKIE] });
     if ('error' in result) {
       const status = result.error.startsWith('Too many') ? 429 : 401;
       return render(
@@ -56,6 +56,8 @@ export function registerAuthPages(scope: FastifyInstance, deps: ConsoleDeps): vo
       );
     }
     setSessionCookie(reply, result.token);
+    reply.renewCsrf();
+    if (result.device) setDeviceCookie(reply, result.device);
     return redirect(request, reply, result.stage === 'enrol' ? '/console/enrol' : safeNext(form.value.next));
   });
 
@@ -63,37 +65,39 @@ export function registerAuthPages(scope: FastifyInstance, deps: ConsoleDeps): vo
     const token = request.cookies[SESSION_COOKIE];
     if (token) await users.endSession(token);
     clearSessionCookie(reply);
+    reply.renewCsrf();
     return redirect(request, reply, '/console/sign-in');
   });
 
   const invitationOf = async (request: FastifyRequest) => users.invitation((request.params as { token: string }).token);
+  /** Who is signed in (fully), for the invitation page; the page never says whether the address has an account. */
+  const signedInAs = (request: FastifyRequest) => (request.viewer?.stage === 'full' ? request.viewer.user.email : null);
 
   scope.get('/invite/:token', async (request, reply) => {
     const invitation = await invitationOf(request);
-    return render(request, reply, 'invite', {
-      invitation,
-      signedInAs: request.viewer?.stage === 'full' ? request.viewer.user.email : null,
-      path: request.url,
-    });
+    return render(request, reply, 'invite', { invitation, signedInAs: signedInAs(request), path: request.url });
   });
 
   scope.post('/invite/:token', async (request, reply) => {
     const token = (request.params as { token: string }).token;
     const invitation = await invitationOf(request);
-    if (invitation.existingUser) {
-      if (request.viewer?.stage !== 'full') return redirect(request, reply, `/console/sign-in?next=${encodeURIComponent(request.url)}`);
-      const org = await users.acceptAsUser(token, request.viewer.user);
+    if (signedInAs(request)) {
+      // Refused (403) unless the invitation is the signed-in person's.
+      const org = await users.acceptAsUser(token, request.viewer!.user);
       return redirect(request, reply, `/console/o/${encodeURIComponent(org)}/today`);
     }
     const form = parseForm(PasswordForm, request.body);
-    const rerender = (errors: Record<string, string>) => render(request, reply, 'invite', { invitation, signedInAs: null, errors }, 400);
+    const rerender = (errors: Record<string, string>) =>
+      render(request, reply, 'invite', { invitation, signedInAs: null, errors, path: request.url }, 400);
     if (!form.ok) return rerender(form.errors);
     if (form.value.password !== form.value.confirm) return rerender({ confirm: 'The two passwords differ.' });
     try {
       const accepted = await users.acceptAsNewUser(token, form.value.password);
       setSessionCookie(reply, accepted.token);
+      reply.renewCsrf();
     } catch (error) {
-      if (error instanceof AppError && error.code === 'validation_failed') return rerender({ password: error.message });
+      if (error instanceof AppError && (error.code === 'validation_failed' || error.code === 'conflict'))
+        return rerender({ password: error.message });
       return rerender(serviceErrors(error));
     }
     return redirect(request, reply, '/console/enrol');
@@ -120,8 +124,8 @@ export function registerAuthPages(scope: FastifyInstance, deps: ConsoleDeps): vo
     if (!page) return redirect(request, reply, request.viewer ? '/console' : '/console/sign-in');
     const form = parseForm(CodeForm, request.body);
     if (!form.ok) return render(request, reply, 'enrol', { ...page, errors: form.errors }, 400);
-    const codes = await users.completeEnrolment(request.viewer!.user, request.viewer!.sessionDigest, form.value.code);
-    if (!codes)
+    const enrolled = await users.completeEnrolment(request.viewer!.user, request.viewer!.sessionDigest, form.value.code);
+    if (!enrolled)
       return render(
         request,
         reply,
@@ -129,8 +133,16 @@ export function registerAuthPages(scope: FastifyInstance, deps: ConsoleDeps): vo
         { ...page, errors: { code: 'That code is not the current one. Check the time on your phone and try the next code.' } },
         400,
       );
+    // Enrolment ends in a sign-in: a new session (and CSRF secret), and this browser is one of
+    // the person's devices from now on.
+    setSessionCookie(reply, enrolled.token);
+    reply.renewCsrf();
+    const viewer = request.viewer!;
+    viewer.sessionDigest = enrolled.idDigest;
+    viewer.stage = 'full';
+    setDeviceCookie(reply, await users.rememberDevice(viewer.user));
     // Shown once, in this response only; no-store keeps it out of the browser's cache.
     reply.header('cache-control', 'no-store');
-    return render(request, reply, 'recovery-codes', { codes, viewer: null });
+    return render(request, reply, 'recovery-codes', { codes: enrolled.codes, viewer: null });
   });
 }

@@ -1,4 +1,24 @@
-// Formatting helpers handed to every template as `it.h`.
+// Formatting helpers handed to every template as `it.h`, and the templates' escaping.
+
+import { describeEntry } from './registry-details.js';
+
+const HTML: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+/**
+ * Unicode direction controls: embeddings, overrides and isolates (the "Trojan Source" set). One
+ * in a product name or a signal title turns the rest of its line around on the page.
+ */
+const DIRECTION_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/g;
+
+/**
+ * How every `<%= %>` of the console's templates is written: HTML-escaped as eta does it, and
+ * each direction control shown as a visible "[U+202E]" instead of acting on the page. The data
+ * is left as stored (the API answers it as it came); only what the console shows changes.
+ */
+export function escapeForPage(value: unknown): string {
+  return String(value)
+    .replace(/[&<>"']/g, (c) => HTML[c]!)
+    .replace(DIRECTION_CONTROLS, (c) => `[U+${c.codePointAt(0)!.toString(16).toUpperCase()}]`);
+}
 
 const pad = (n: number) => String(n).padStart(2, '0');
 
@@ -48,4 +68,4 @@ export function laterStageClocks(
   return { clocks, waitingForFix: later.some((s) => s.stage === 'final' && s.state === 'waiting') };
 }
 
-export const helpers = { time, clock };
+export const helpers = { time, clock, entry: describeEntry };

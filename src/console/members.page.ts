@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { publicBaseUrl } from '../config.js';
 import { ROLES } from '../users/users.service.js';
 import { actorOf, type ConsoleDeps } from './context.js';
 import { type FieldErrors, parseForm, serviceErrors } from './forms.js';
@@ -56,7 +57,9 @@ export function registerMemberPages(org: FastifyInstance, deps: ConsoleDeps): vo
         role: form.value.role,
         actor: actorOf(request.viewer!),
       });
-      const origin = deps.config.publicUrl ?? `${request.protocol}://${request.host}`;
+      // PUBLIC_URL, else the server's own address (as cra-admin user invite): never the Host
+      // header, which whoever sends the request chooses.
+      const origin = publicBaseUrl(deps.config);
       reply.header('cache-control', 'no-store');
       return page(request, reply, { invitation: { ...invitation, url: `${origin}/console/invite/${invitation.token}` } });
     } catch (error) {

@@ -1,13 +1,13 @@
 import cookie from '@fastify/cookie';
-import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
-import multipart from '@fastify/multipart';
 import view from '@fastify/view';
 import { Eta } from 'eta';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError } from '../errors.js';
 import { registerAssets } from './assets.js';
+import { registerCsrf } from './csrf.js';
+import { escapeForPage } from './format.js';
 import type { ConsoleDeps } from './context.js';
 import { registerAccountPages } from './account.page.js';
 import { registerActivityPages } from './activity.page.js';
@@ -18,6 +18,7 @@ import { registerMemberPages } from './members.page.js';
 import { registerOrganisationPage } from './organisation.page.js';
 import { registerPortfolioPages } from './portfolio.page.js';
 import { registerProductPages } from './products.page.js';
+import { registerSbomUpload } from './sbom-upload.page.js';
 import { registerSetupGate, registerSetupPages } from './setup.page.js';
 import { registerSignalPages } from './signals.page.js';
 import { registerTodayPage } from './today.page.js';
@@ -37,10 +38,6 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
     async (scope) => {
       await scope.register(cookie);
       await scope.register(formbody);
-      await scope.register(multipart, {
-        attachFieldsToBody: 'keyValues',
-        limits: { fileSize: deps.config.sbomMaxBytes, files: 1, fields: 10 },
-      });
       await scope.register(helmet, {
         contentSecurityPolicy: {
           useDefaults: false,
@@ -56,23 +53,22 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
           },
         },
       });
-      await scope.register(csrf, {
-        cookieKey: 'cra_csrf',
-        cookieOpts: { path: '/console', httpOnly: true, secure: true, sameSite: 'lax' },
-      });
       await scope.register(view, {
-        engine: { eta: new Eta({ views: VIEWS_DIR, cache: true, autoEscape: true }) },
+        engine: { eta: new Eta({ views: VIEWS_DIR, cache: true, autoEscape: true, escapeFunction: escapeForPage }) },
         templates: VIEWS_DIR,
         production: true,
       });
 
+      // No console answer is kept in a browser's or a proxy's cache: pages hold what only the
+      // signed-in person may see, forms hold CSRF tokens. Static assets set their own.
+      scope.addHook('onRequest', (_request, reply, done) => {
+        reply.header('cache-control', 'no-store');
+        done();
+      });
       registerSessionLookup(scope, deps);
       // Until someone has claimed the instance with its set-up link, the console says only that.
       registerSetupGate(scope, deps);
-      // Every state-changing request carries the form's token (or htmx's X-CSRF-Token header).
-      scope.addHook('preHandler', (request, reply, done) =>
-        request.method === 'POST' ? scope.csrfProtection(request, reply, done) : done(),
-      );
+      await registerCsrf(scope, deps.config, deps.consoleCsrfKey);
       registerErrorPages(scope);
       registerAssets(scope);
       registerAuthPages(scope, deps);
@@ -102,6 +98,8 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
             registerMemberPages(org, deps);
             registerOrganisationPage(org, deps);
             registerWebhookPages(org, deps);
+            // Multipart is parsed in this scope alone: every other route refuses it unread (415).
+            await org.register(async (upload) => registerSbomUpload(upload, deps));
           },
           { prefix: '/o/:org' },
         );
@@ -136,6 +134,15 @@ function registerErrorPages(scope: FastifyInstance): void {
         'error',
         { title: 'Form expired', message: 'This form has expired or did not come from this site. Go back, reload the page and try again.' },
         403,
+      );
+    }
+    if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      return render(
+        request,
+        reply,
+        'error',
+        { title: 'Not accepted', message: 'This form takes no file or other content of this type.' },
+        415,
       );
     }
     if (error.statusCode === 413 || error.code === 'FST_REQ_FILE_TOO_LARGE') {

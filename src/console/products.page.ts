@@ -10,8 +10,8 @@ import { pageOf, ROWS_PER_PAGE } from './paging.js';
 import { orgSlug, render, requirePermission } from './render.js';
 import { redirect } from './session.js';
 
-// Products: the catalogue, one product with its SBOM revisions, a revision's components, and
-// SBOM upload through the same ingest service as POST /products/{sku}/sbom.
+// Products: the catalogue, one product with its SBOM revisions and a revision's components.
+// The SBOM upload form is sbom-upload.page.ts.
 
 const COMPONENTS_PER_PAGE = 200;
 export const PRODUCTS_PER_PAGE = ROWS_PER_PAGE;
@@ -56,8 +56,36 @@ function fields(value: { name: string; gtin: string; firmware_version: string; e
 
 const isMarketsError = (error: unknown) => error instanceof AppError && error.message.startsWith('markets:');
 
+const productsUrl = (request: FastifyRequest) => `/console/o/${encodeURIComponent(orgSlug(request))}/products`;
+
+/** One product with its SBOM revisions (and, after an upload, the outcome or the errors). */
+export async function productPage(
+  deps: ConsoleDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  extra: { errors?: FieldErrors; notice?: string } = {},
+  status = 200,
+) {
+  const product = await deps.products.requireProduct(request.viewer!.org!.org_id, (request.params as { sku: string }).sku);
+  const revisions = await deps.sbomHistory.revisions(orgSlug(request), product.sku);
+  return render(
+    request,
+    reply,
+    'product',
+    {
+      title: product.name,
+      section: 'products',
+      product,
+      revisions,
+      productBase: `${productsUrl(request)}/${encodeURIComponent(product.sku)}`,
+      ...extra,
+    },
+    status,
+  );
+}
+
 export function registerProductPages(org: FastifyInstance, deps: ConsoleDeps): void {
-  const base = (request: FastifyRequest) => `/console/o/${encodeURIComponent(orgSlug(request))}/products`;
+  const base = productsUrl;
   const skuOf = (request: FastifyRequest) => (request.params as { sku: string }).sku;
 
   org.get('/products', async (request, reply) => {
@@ -99,31 +127,7 @@ export function registerProductPages(org: FastifyInstance, deps: ConsoleDeps): v
     return redirect(request, reply, `${base(request)}/${encodeURIComponent(form.value.sku)}`);
   });
 
-  org.get('/products/:sku', async (request, reply) => productPage(request, reply));
-
-  async function productPage(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    extra: { errors?: FieldErrors; notice?: string } = {},
-    status = 200,
-  ) {
-    const product = await deps.products.requireProduct(request.viewer!.org!.org_id, skuOf(request));
-    const revisions = await deps.sbomHistory.revisions(orgSlug(request), product.sku);
-    return render(
-      request,
-      reply,
-      'product',
-      {
-        title: product.name,
-        section: 'products',
-        product,
-        revisions,
-        productBase: `${base(request)}/${encodeURIComponent(product.sku)}`,
-        ...extra,
-      },
-      status,
-    );
-  }
+  org.get('/products/:sku', async (request, reply) => productPage(deps, request, reply));
 
   org.get('/products/:sku/edit', async (request, reply) => {
     requirePermission(request, 'products');
@@ -158,24 +162,6 @@ export function registerProductPages(org: FastifyInstance, deps: ConsoleDeps): v
     const product = await deps.products.requireProduct(request.viewer!.org!.org_id, skuOf(request));
     await deps.products.archiveProduct(orgSlug(request), product.sku, actorOf(request.viewer!));
     return redirect(request, reply, `${base(request)}/${encodeURIComponent(product.sku)}`);
-  });
-
-  org.post('/products/:sku/sbom', async (request, reply) => {
-    requirePermission(request, 'sbom');
-    const product = await deps.products.requireProduct(request.viewer!.org!.org_id, skuOf(request));
-    const file = (request.body as { sbom?: unknown } | undefined)?.sbom;
-    if (!Buffer.isBuffer(file) || file.length === 0)
-      return productPage(request, reply, { errors: { sbom: 'Choose an SBOM file (CycloneDX or SPDX JSON).' } }, 400);
-    try {
-      const result = await deps.sbom.ingestSbom({ orgId: product.org_id, sku: product.sku, bytes: file, actor: actorOf(request.viewer!) });
-      const { sbom } = result;
-      const notice = result.created
-        ? `Stored as revision ${result.revision} of release ${sbom.release_version}: ${sbom.components} components (${sbom.format} ${sbom.spec_version}).`
-        : `This exact document is already revision ${result.revision} of release ${sbom.release_version}; nothing new was stored.`;
-      return productPage(request, reply, { notice });
-    } catch (error) {
-      return productPage(request, reply, { errors: serviceErrors(error, 'sbom') }, 400);
-    }
   });
 
   org.get('/products/:sku/releases/:version/revisions/:revision', async (request, reply) => {

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 import { may, type Permission } from './context.js';
+import { csrfUserInfo } from './csrf.js';
 import { helpers } from './format.js';
 
 export const NAV = [
@@ -30,7 +31,7 @@ export async function render(
     org,
     base: org ? `/console/o/${encodeURIComponent(org.slug)}` : '/console',
     nav: NAV,
-    csrf: reply.generateCsrf(),
+    csrf: reply.generateCsrf({ userInfo: csrfUserInfo(request) }),
     h: helpers,
     can: (permission: Permission) => (org ? may(org.role, permission) : false),
     errors: {},

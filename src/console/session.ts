@@ -1,11 +1,18 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DEVICE_MS } from '../users/users.service.js';
 import type { ConsoleDeps } from './context.js';
 
 export const SESSION_COOKIE = 'cra_session';
+/** A browser the person has signed in from: its own sign-in limit (users/sign-in-limits.ts). */
+export const DEVICE_COOKIE = 'cra_device';
 
 export function setSessionCookie(reply: FastifyReply, token: string): void {
   // Secure: browsers keep it on http://localhost too, and never send it over plain HTTP elsewhere.
   reply.setCookie(SESSION_COOKIE, token, { path: '/console', httpOnly: true, secure: true, sameSite: 'lax' });
+}
+
+export function setDeviceCookie(reply: FastifyReply, token: string): void {
+  reply.setCookie(DEVICE_COOKIE, token, { path: '/console', httpOnly: true, secure: true, sameSite: 'strict', maxAge: DEVICE_MS / 1000 });
 }
 
 export function clearSessionCookie(reply: FastifyReply): void {

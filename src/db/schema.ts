@@ -253,9 +253,20 @@ export interface RecoveryCodesTable {
 }
 
 export interface SignInFailuresTable {
-  /** "account:<email>" or "address:<ip>". */
+  /** What is limited: "account:<email>", "address:<ip>", "pair:<email> <ip>" or "device:<digest>". */
   bucket: string;
   at: string;
+  /** The attempt that recorded it (removed if it succeeds); null for rows of earlier versions. */
+  attempt: string | null;
+}
+
+/** A browser a user has signed in from: its own sign-in limit (users.service.ts). */
+export interface ConsoleDevicesTable {
+  /** SHA-256 of the cookie's value. */
+  digest: string;
+  user_id: string;
+  created_at: string;
+  last_used_at: string;
 }
 
 export type WebhookEndpointStatus = 'active' | 'disabled';
@@ -358,6 +369,7 @@ export interface DB {
   console_sessions: ConsoleSessionsTable;
   recovery_codes: RecoveryCodesTable;
   sign_in_failures: SignInFailuresTable;
+  console_devices: ConsoleDevicesTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
@@ -380,6 +392,7 @@ export type RegistryEntryRow = Selectable<RegistryEntriesTable>;
 export type UserRow = Selectable<UsersTable>;
 export type InvitationRow = Selectable<InvitationsTable>;
 export type ConsoleSessionRow = Selectable<ConsoleSessionsTable>;
+export type ConsoleDeviceRow = Selectable<ConsoleDevicesTable>;
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type WebhookAttemptRow = Selectable<WebhookAttemptsTable>;

@@ -1,4 +1,4 @@
-import { accessSync, closeSync, constants, existsSync, fsyncSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
+import { accessSync, chmodSync, closeSync, constants, existsSync, fsyncSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
@@ -69,8 +69,29 @@ function assertWritable(path: string): void {
   if (why) throw storageError('SQLITE_READONLY', `the database location cannot be written (${why.message})`);
 }
 
+/**
+ * The database holds password hashes, sealed secrets and every organisation's data: its files
+ * are the owner's alone (0600, like console-secret beside it), whatever the umask. The database
+ * file is created so before SQLite opens it; SQLite gives its WAL and shared-memory files the
+ * database file's mode. Files of an existing database are narrowed to 0600 when it opens.
+ */
+function ownerOnly(path: string): void {
+  if (!existsSync(path)) closeSync(openSync(path, 'a', 0o600));
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    try {
+      chmodSync(file, 0o600);
+    } catch (error) {
+      // Not there (no WAL yet), or not ours to change (a read-only mount, another owner).
+      if (!['ENOENT', 'EPERM', 'EROFS'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
+    }
+  }
+}
+
 function connect(path: string): Connection {
-  if (path !== ':memory:') assertWritable(path);
+  if (path !== ':memory:') {
+    assertWritable(path);
+    ownerOnly(path);
+  }
   const native = new SQLite(path);
   try {
     // WAL lets readers run beside the writer; synchronous=FULL makes every commit durable

@@ -31,6 +31,14 @@ export function createSecretBox(secret: string, purpose = 'cra-console-totp'): S
 }
 
 /**
+ * A key for `purpose` derived from the console's secret, the same on every instance that shares
+ * it; without a secret, a random one of this process (the console then signs no one in anyway).
+ */
+export function derivedKey(secret: string | null, purpose: string): Buffer {
+  return secret ? createHash('sha256').update(`${purpose}:${secret}`).digest() : randomBytes(32);
+}
+
+/**
  * CONSOLE_SECRET when set. Else, on SQLite only, a secret generated once into a 0600 file
  * beside the database, so `npm start` needs no extra step. Null otherwise (PostgreSQL without
  * CONSOLE_SECRET: the instances must share one key, which only the operator can provide).

@@ -21,8 +21,8 @@ export const newToken = (): string => randomBytes(32).toString('base64url');
 export const digestToken = (token: string): string => createHash('sha256').update(token).digest('hex');
 
 /** Refuses a password too short, too long or too common, naming the field. */
-export function checkNewPassword(password: string): void {
-  const problem = passwordProblem(password);
+export function checkNewPassword(password: string, emails: readonly string[] = []): void {
+  const problem = passwordProblem(password, emails);
   if (problem) throw new AppError('validation_failed', problem, [{ path: 'password', message: problem }]);
 }
 
@@ -31,7 +31,7 @@ export function checkNewPassword(password: string): void {
  * sealed (enrolment confirms it). The hashing is slow, so this runs before any transaction.
  */
 export async function newAccount(email: string, password: string, box: SecretBox, now: Date): Promise<UserRow> {
-  checkNewPassword(password);
+  checkNewPassword(password, [email]);
   return {
     id: randomUUID(),
     email,

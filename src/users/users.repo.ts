@@ -1,5 +1,5 @@
 import type { Executor } from '../db/index.js';
-import type { ConsoleSessionRow, InvitationRow, Role, UserRow } from '../db/schema.js';
+import type { ConsoleDeviceRow, ConsoleSessionRow, InvitationRow, Role, UserRow } from '../db/schema.js';
 
 export interface MembershipView {
   org_id: string;
@@ -165,11 +165,29 @@ export const usersRepo = {
       .executeTakeFirstOrThrow();
     return { count: Number(row.n), oldest: (row.oldest as string | null) ?? null };
   },
-  async recordFailure(db: Executor, buckets: string[], at: string, pruneBefore: string): Promise<void> {
+  /** Records a failure in each bucket for `attempt`, and forgets failures older than `pruneBefore`. */
+  async recordFailures(db: Executor, buckets: readonly string[], at: string, attempt: string, pruneBefore: string): Promise<void> {
     await db.deleteFrom('sign_in_failures').where('at', '<', pruneBefore).execute();
     await db
       .insertInto('sign_in_failures')
-      .values(buckets.map((bucket) => ({ bucket, at })))
+      .values(buckets.map((bucket) => ({ bucket, at, attempt })))
       .execute();
+  },
+  /** Takes back what an attempt recorded: it succeeded. */
+  async forgetAttempt(db: Executor, attempt: string): Promise<void> {
+    await db.deleteFrom('sign_in_failures').where('attempt', '=', attempt).execute();
+  },
+
+  findDevice(db: Executor, digest: string): Promise<ConsoleDeviceRow | undefined> {
+    return db.selectFrom('console_devices').selectAll().where('digest', '=', digest).executeTakeFirst();
+  },
+  async insertDevice(db: Executor, row: ConsoleDeviceRow): Promise<void> {
+    await db.insertInto('console_devices').values(row).execute();
+  },
+  async touchDevice(db: Executor, digest: string, at: string): Promise<void> {
+    await db.updateTable('console_devices').set({ last_used_at: at }).where('digest', '=', digest).execute();
+  },
+  async deleteDevicesOf(db: Executor, userId: string): Promise<void> {
+    await db.deleteFrom('console_devices').where('user_id', '=', userId).execute();
   },
 };

@@ -10,6 +10,7 @@ import { DUMMY_HASH, hashPassword, passwordProblem, verifyPassword } from './pas
 import { digestRecoveryCode, generateRecoveryCodes, normaliseRecoveryCode } from './recovery-codes.js';
 import type { SecretBox } from '../shared/secret-box.js';
 import { acceptTotp, newTotpSecret } from './totp.js';
+import { createSignInLimits, limitsFor } from './sign-in-limits.js';
 import { usersRepo, type MembershipView } from './users.repo.js';
 
 export type { MembershipView };
@@ -25,8 +26,9 @@ export interface SessionLimits {
 }
 export const DEFAULT_SESSION_LIMITS: SessionLimits = { absoluteMs: 12 * 3_600_000, idleMs: 30 * 60_000 };
 
-/** Failed sign-ins allowed in any rolling window, per account and per client address. */
-export const THROTTLE = { windowMs: 15 * 60_000, perAccount: 5, perAddress: 20 };
+export { THROTTLE } from './sign-in-limits.js';
+/** How long a browser the user signed in from keeps a sign-in limit of its own. */
+export const DEVICE_MS = 180 * 24 * 3_600_000;
 
 export interface Invitation {
   email: string;
@@ -64,6 +66,7 @@ export function createUserService(
   const clock = options.clock ?? systemClock;
   const limits = options.sessions ?? DEFAULT_SESSION_LIMITS;
   const db = database.db;
+  const signInLimits = createSignInLimits(database, clock);
 
   function box(): SecretBox {
     if (!options.box) throw new AppError('service_unavailable', 'the console has no CONSOLE_SECRET to protect authenticator secrets');
@@ -86,17 +89,22 @@ export function createUserService(
 
   const newSession = (userId: string, stage: SessionStage) => startSession(db, userId, stage, clock(), limits.absoluteMs);
 
-  /** Why sign-in is refused before any password is checked, or null. */
-  async function throttled(buckets: Array<[string, number, string]>): Promise<string | null> {
-    const now = clock().getTime();
-    for (const [bucket, limit, who] of buckets) {
-      const { count, oldest } = await usersRepo.countFailures(db, bucket, iso(new Date(now - THROTTLE.windowMs)));
-      if (count >= limit && oldest) {
-        const minutes = Math.max(1, Math.ceil((Date.parse(oldest) + THROTTLE.windowMs - now) / 60_000));
-        return `Too many failed sign-ins ${who}. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
-      }
-    }
-    return null;
+  /** The digest of `token` when it names a device of `user`'s (signed in from it within DEVICE_MS), else null. */
+  async function deviceOf(user: UserRow | undefined, token: string | undefined): Promise<string | null> {
+    if (!user || !token || token.length > 100) return null;
+    const device = await usersRepo.findDevice(db, digest(token));
+    if (device?.user_id !== user.id || Date.parse(device.created_at) + DEVICE_MS <= clock().getTime()) return null;
+    return device.digest;
+  }
+
+  /** A new device of the user's: the cookie's value (only its digest is stored). */
+  async function rememberDevice(userId: string): Promise<string> {
+    const token = newToken();
+    const now = iso(clock());
+    await database.transaction((trx) =>
+      usersRepo.insertDevice(trx, { digest: digest(token), user_id: userId, created_at: now, last_used_at: now }),
+    );
+    return token;
   }
 
   async function secondFactor(user: UserRow, code: string): Promise<boolean> {
@@ -138,17 +146,13 @@ export function createUserService(
       return { email, role, org: org.slug, token, expires_at: row.expires_at };
     },
 
-    /** The invitation behind a link, with whether its e-mail already has an account. */
+    /**
+     * The invitation behind a link. Not whether its address has an account: whoever holds the
+     * link (the inviter too) learns nothing of that from the invitation.
+     */
     async invitation(token: string) {
       const invitation = await openInvitation(token);
-      const existing = await usersRepo.findByEmail(db, invitation.email);
-      return {
-        email: invitation.email,
-        role: invitation.role,
-        org: invitation.org_slug,
-        orgName: invitation.org_name,
-        existingUser: existing !== undefined,
-      };
+      return { email: invitation.email, role: invitation.role, org: invitation.org_slug, orgName: invitation.org_name };
     },
 
     /**
@@ -157,9 +161,12 @@ export function createUserService(
      */
     async acceptAsNewUser(token: string, password: string): Promise<{ token: string; user: UserRow }> {
       const invitation = await openInvitation(token);
-      checkNewPassword(password);
+      checkNewPassword(password, [invitation.email]);
       if (await usersRepo.findByEmail(db, invitation.email))
-        throw new AppError('conflict', 'This e-mail already has an account: sign in, then open the link again.');
+        throw new AppError(
+          'conflict',
+          'This address has an account on this console already: sign in with it, then open this link again to accept.',
+        );
       const user = await newAccount(invitation.email, password, box(), clock());
       const now = user.created_at;
       await database.transaction(async (trx) => {
@@ -192,21 +199,38 @@ export function createUserService(
       return box().open(user.totp_secret);
     },
 
-    /** Confirms the authenticator with a current code; returns the ten recovery codes, shown once. */
-    async completeEnrolment(user: UserRow, sessionDigest: string, code: string): Promise<string[] | null> {
+    /**
+     * Confirms the authenticator with a current code; returns the ten recovery codes, shown once,
+     * and the token of a new full session: the enrolment stage's session ends, so whoever knew its
+     * token (fixed before the person signed in, say) holds nothing afterwards.
+     */
+    async completeEnrolment(
+      user: UserRow,
+      sessionDigest: string,
+      code: string,
+    ): Promise<{ codes: string[]; token: string; idDigest: string } | null> {
       const secret = user.totp_secret;
       if (!secret) throw new AppError('conflict', 'There is no authenticator to confirm; reload the page.');
       if (user.totp_enrolled_at !== null) throw new AppError('conflict', 'The authenticator is already enrolled.');
       const step = acceptTotp(box().open(secret), code, clock(), user.totp_last_step);
       if (step === null) return null;
       const codes = generateRecoveryCodes();
-      const now = iso(clock());
+      const now = clock();
+      const token = newToken();
       await database.transaction(async (trx) => {
-        await usersRepo.update(trx, user.id, { totp_enrolled_at: now, totp_last_step: step, updated_at: now });
+        await usersRepo.update(trx, user.id, { totp_enrolled_at: iso(now), totp_last_step: step, updated_at: iso(now) });
         await usersRepo.replaceRecoveryCodes(trx, user.id, codes.map(digestRecoveryCode));
-        await usersRepo.setSessionStage(trx, sessionDigest, 'full');
+        await usersRepo.deleteSession(trx, sessionDigest);
+        await usersRepo.insertSession(trx, {
+          id_digest: digest(token),
+          user_id: user.id,
+          stage: 'full',
+          created_at: iso(now),
+          last_seen_at: iso(now),
+          expires_at: iso(new Date(now.getTime() + limits.absoluteMs)),
+        });
       });
-      return codes;
+      return { codes, token, idDigest: digest(token) };
     },
 
     /** Gives a user without a secret (after a reset) a fresh one to enrol. */
@@ -218,39 +242,37 @@ export function createUserService(
     },
 
     /**
-     * Password and second factor (a TOTP code or an unused recovery code). Failures count per
-     * account and per address; past the limit the answer says so and nothing is checked.
+     * Password and second factor (a TOTP code or an unused recovery code), limited as
+     * sign-in-limits.ts says: past a limit the answer says so and nothing is checked. `device`:
+     * the device cookie the browser sent. A full sign-in from a browser that is not yet one of
+     * the user's devices returns a new device cookie (`device`).
      */
     async signIn(input: {
       email: string;
       password: string;
       code: string;
       address: string;
-    }): Promise<{ token: string; stage: SessionStage } | { error: string }> {
+      device?: string;
+    }): Promise<{ token: string; stage: SessionStage; device: string | null } | { error: string }> {
       const email = input.email.trim().toLowerCase();
-      const buckets: Array<[string, number, string]> = [
-        [`account:${email}`, THROTTLE.perAccount, 'for this account'],
-        [`address:${input.address}`, THROTTLE.perAddress, 'from your network address'],
-      ];
-      const refused = await throttled(buckets);
-      if (refused) return { error: refused };
-      const user = await usersRepo.findByEmail(db, email);
+      // A NUL or lone surrogate can be no one's e-mail (and PostgreSQL refuses to look it up).
+      const storable = isStorableText(email) && isStorableText(input.address);
+      const user = storable ? await usersRepo.findByEmail(db, email) : undefined;
+      const device = await deviceOf(user, input.device);
+      const admitted = await signInLimits.admit(limitsFor(storable ? email : digest(email), storable ? input.address : '?', device));
+      if ('refused' in admitted) return { error: admitted.refused };
       const passwordOk = await verifyPassword(user?.password_hash ?? DUMMY_HASH, input.password);
       const ok = user !== undefined && user.status === 'active' && passwordOk && (await secondFactor(user, input.code));
-      if (!ok || !user) {
-        const now = clock();
-        await usersRepo.recordFailure(
-          db,
-          buckets.map(([b]) => b),
-          iso(now),
-          iso(new Date(now.getTime() - THROTTLE.windowMs)),
-        );
-        return { error: 'The e-mail, password or authentication code is not right.' };
-      }
+      if (!ok || !user) return { error: 'The e-mail, password or authentication code is not right.' };
+      await signInLimits.succeeded(admitted.attempt);
       const stage: SessionStage = user.totp_enrolled_at !== null && user.totp_secret ? 'full' : 'enrol';
       const session = await newSession(user.id, stage);
-      return { token: session.token, stage };
+      if (device) await database.transaction((trx) => usersRepo.touchDevice(trx, device, iso(clock())));
+      return { token: session.token, stage, device: stage === 'full' && !device ? await rememberDevice(user.id) : null };
     },
+
+    /** A new device of the user's (after enrolment, which is a sign-in too): the cookie's value. */
+    rememberDevice: (user: UserRow) => rememberDevice(user.id),
 
     /** The session behind a cookie, if it has not ended, passed 12 h or sat idle too long. */
     async resolveSession(token: string): Promise<SignedIn | null> {
@@ -281,25 +303,31 @@ export function createUserService(
 
     /**
      * Checks the current password, then stores the new one and ends every other session of the
-     * user. A wrong current password counts as a failed sign-in of the account (the same limit),
-     * so a stolen session cannot be used to guess the password.
+     * user. The check counts against the sign-in limits of the account from where it is made (the
+     * device, or the address), so a stolen session cannot be used to guess the password.
      */
-    async changePassword(user: UserRow, sessionDigest: string, current: string, next: string): Promise<void> {
-      const bucket = `account:${user.email}`;
-      const refused = await throttled([[bucket, THROTTLE.perAccount, 'for this account']]);
-      if (refused) throw new AppError('validation_failed', refused, [{ path: 'current', message: refused }]);
+    async changePassword(
+      user: UserRow,
+      sessionDigest: string,
+      current: string,
+      next: string,
+      from: { address: string; device?: string },
+    ): Promise<void> {
+      const device = await deviceOf(user, from.device);
+      const admitted = await signInLimits.admit(limitsFor(user.email, from.address, device));
+      if ('refused' in admitted)
+        throw new AppError('validation_failed', admitted.refused, [{ path: 'current', message: admitted.refused }]);
       if (!(await verifyPassword(user.password_hash, current))) {
-        const now = clock();
-        await usersRepo.recordFailure(db, [bucket], iso(now), iso(new Date(now.getTime() - THROTTLE.windowMs)));
         throw new AppError('validation_failed', 'The current password is not right.', [
           { path: 'current', message: 'The current password is not right.' },
         ]);
       }
+      await signInLimits.succeeded(admitted.attempt);
       if (next === current)
         throw new AppError('validation_failed', 'The new password is the current one; choose another.', [
           { path: 'password', message: 'The new password is the current one; choose another.' },
         ]);
-      const problem = passwordProblem(next);
+      const problem = passwordProblem(next, [user.email]);
       if (problem) throw new AppError('validation_failed', problem, [{ path: 'password', message: problem }]);
       await database.transaction(async (trx) => {
         await usersRepo.update(trx, user.id, { password_hash: await hashPassword(next), updated_at: iso(clock()) });
@@ -328,6 +356,7 @@ export function createUserService(
       await database.transaction(async (trx) => {
         await usersRepo.update(trx, user.id, { status: 'disabled', updated_at: iso(clock()) });
         await usersRepo.deleteSessionsOf(trx, user.id);
+        await usersRepo.deleteDevicesOf(trx, user.id);
       });
     },
 
@@ -338,6 +367,7 @@ export function createUserService(
         await usersRepo.update(trx, user.id, { totp_secret: null, totp_enrolled_at: null, totp_last_step: null, updated_at: iso(clock()) });
         await usersRepo.replaceRecoveryCodes(trx, user.id, []);
         await usersRepo.deleteSessionsOf(trx, user.id);
+        await usersRepo.deleteDevicesOf(trx, user.id);
       });
     },
 

@@ -3,7 +3,8 @@ import { BlockList, isIP } from 'node:net';
 import { AppError } from '../errors.js';
 
 // Server-side request forgery guard for endpoint URLs (webhooks.md): https only, and no address
-// in a loopback, private, link-local, CGNAT, metadata or otherwise non-public range, checked when
+// in a loopback, private, link-local, CGNAT, metadata or otherwise non-public range (nor one
+// that tunnels or translates to IPv4: NAT64, 6to4, Teredo, IPv4-translated), checked when
 // an endpoint is added and again at every delivery (DNS can change). The delivery then connects to
 // exactly the addresses that were checked (see send.ts), so a second resolution cannot swap them.
 
@@ -27,6 +28,7 @@ for (const [network, prefix] of [
   ['172.16.0.0', 12],
   ['192.0.0.0', 24],
   ['192.0.2.0', 24],
+  ['192.88.99.0', 24], // 6to4 relay anycast (deprecated, RFC 7526): forwards into tunnels
   ['192.168.0.0', 16],
   ['198.18.0.0', 15],
   ['198.51.100.0', 24],
@@ -40,10 +42,13 @@ for (const [network, prefix] of [
   ['::', 128], // unspecified
   ['::1', 128],
   ['::', 96], // IPv4-compatible (deprecated)
+  ['::ffff:0:0:0', 96], // IPv4-translated (RFC 2765): carries any IPv4 address, private ones included
   ['64:ff9b::', 96], // NAT64: would reach any IPv4 address, private ones included
   ['64:ff9b:1::', 48],
   ['100::', 64], // discard
+  ['2001::', 32], // Teredo: a tunnel whose server and client addresses are IPv4, private ones included
   ['2001:db8::', 32], // documentation
+  ['2002::', 16], // 6to4 (deprecated, RFC 7526): embeds an IPv4 address, 2002:7f00:1:: is 127.0.0.1
   ['fc00::', 7], // unique local, includes the fd00:ec2::254 metadata service
   ['fe80::', 10], // link-local
   ['fec0::', 10], // site-local (deprecated)

@@ -90,12 +90,13 @@ describe('console account', () => {
     }
   });
 
-  it('a wrong current password counts against the account like a failed sign-in; past the limit nothing is checked', async () => {
+  it('a wrong current password counts like a failed sign-in from this browser; past the limit nothing is checked', async () => {
     const h = harness();
     await h.orgs.createOrg({ slug: 'acct-guess' });
     const { agent, secret } = await signedInAgent(h, 'acct-guess', 'gus@example.com', 'viewer');
     await agent.get('/console/account');
-    for (let i = 0; i < THROTTLE.perAccount; i++) {
+    // Enrolment made this browser one of the person's devices: the device's own limit applies.
+    for (let i = 0; i < THROTTLE.perDevice; i++) {
       const r = await agent.post('/console/account/password', {
         current: `guess-number-${i}`,
         password: NEW_PASSWORD,
@@ -106,11 +107,48 @@ describe('console account', () => {
     const refused = await agent.post('/console/account/password', { current: PASSWORD, password: NEW_PASSWORD, confirm: NEW_PASSWORD });
     assert.equal(refused.statusCode, 429);
     assert.match(refused.body, /id="current-error">Too many failed sign-ins for this account\. Try again in 15 minutes\./);
-    assert.equal((await signIn(h, 'gus@example.com', PASSWORD, secret)).response.statusCode, 429, 'sign-in shares the limit');
+    const sameBrowser = new ConsoleAgent(h.app);
+    sameBrowser.cookies.set('cra_device', agent.cookies.get('cra_device')!);
+    await sameBrowser.get('/console/sign-in');
+    h.clock.advance(30_000);
+    const signInHere = await sameBrowser.post('/console/sign-in', {
+      email: 'gus@example.com',
+      password: PASSWORD,
+      code: totpCode(secret, h.clock.now()),
+    });
+    assert.equal(signInHere.statusCode, 429, "sign-in from this browser shares the device's limit");
+    assert.equal(
+      (await signIn(h, 'gus@example.com', PASSWORD, secret)).response.statusCode,
+      303,
+      'a stolen session cannot lock the person out of their other browsers',
+    );
     h.clock.advance(THROTTLE.windowMs);
     await agent.get('/console/account');
     const later = await agent.post('/console/account/password', { current: PASSWORD, password: NEW_PASSWORD, confirm: NEW_PASSWORD });
     assert.equal(later.statusCode, 303);
+  });
+
+  it('refuses passwords that are easy to guess at the invitation and at the change, its own e-mail among them', async () => {
+    const h = harness();
+    await h.orgs.createOrg({ slug: 'weak-org' });
+    const invitation = await h.users.invite({ org: 'weak-org', email: 'wes@example.com', role: 'viewer', actor: 'cli' });
+    const agent = new ConsoleAgent(h.app);
+    await agent.get(`/console/invite/${invitation.token}`);
+    for (const weak of [' '.repeat(12), 'zzzzzzzzzzzzzz', 'abcabcabcabcabc', 'wes@example.com', 'wes@example.com!']) {
+      const r = await agent.post(`/console/invite/${invitation.token}`, { password: weak, confirm: weak });
+      assert.equal(r.statusCode, 400, JSON.stringify(weak));
+      assert.match(r.body, /id="password-error">This password is too easy to guess/, JSON.stringify(weak));
+    }
+    const { agent: member, secret } = await signedInAgent(h, 'weak-org', 'wil@example.com', 'viewer');
+    void secret;
+    await member.get('/console/account');
+    const r = await member.post('/console/account/password', {
+      current: PASSWORD,
+      password: 'wil@example.com',
+      confirm: 'wil@example.com',
+    });
+    assert.equal(r.statusCode, 400);
+    assert.match(r.body, /id="password-error">This password is too easy to guess: it contains your e-mail address/);
   });
 
   it('anonymous: the account page asks to sign in; the POST without a session changes nothing', async () => {
@@ -137,17 +175,15 @@ describe('console account', () => {
     const browser = new ConsoleAgent(h.app);
     const landing = await browser.get(link);
     assert.equal(landing.statusCode, 200);
-    assert.match(landing.body, /This e-mail already has an account: no new password or authenticator is needed\./);
-    assert.doesNotMatch(landing.body, /Set password|type="password"/, 'no password to choose again');
+    // The page offers both ways whoever opens it: it does not tell whether the address has an account.
+    assert.match(landing.body, /Already have an account on this console\? <a href="[^"]+">Sign in as max@example\.com<\/a>/);
     const signInLink = /href="(\/console\/sign-in\?next=[^"]+)"/.exec(landing.body)![1]!;
     assert.equal(signInLink, `/console/sign-in?next=${encodeURIComponent(link)}`);
     const form = await browser.get(signInLink);
-    const acceptAnonymously = await browser.post(link, {});
-    assert.equal(
-      acceptAnonymously.headers.location,
-      `/console/sign-in?next=${encodeURIComponent(link)}`,
-      'no acceptance without signing in',
-    );
+    await browser.get(link);
+    const acceptAnonymously = await browser.post(link, { password: 'another-new-password-99', confirm: 'another-new-password-99' });
+    assert.equal(acceptAnonymously.statusCode, 400, 'no second account, and no acceptance without signing in');
+    assert.match(acceptAnonymously.body, /id="password-error">This address has an account on this console already: sign in with it/);
     const next = /name="next" value="([^"]+)"/.exec(form.body)![1]!;
     assert.equal(next, link);
     h.clock.advance(30_000);
@@ -193,6 +229,35 @@ describe('console account', () => {
     assert.equal(firstOrg.filter((a) => a === 'user.joined').length, 1, 'nothing new in the first organisation');
   });
 
+  it('inviting an address with an account and one without look the same to the inviter, link and page', async () => {
+    const h = harness();
+    await h.orgs.createOrg({ slug: 'org-e' });
+    await h.orgs.createOrg({ slug: 'org-f' });
+    await signedInAgent(h, 'org-e', 'has@example.com', 'viewer');
+    const { agent: owner } = await signedInAgent(h, 'org-f', 'own@example.com', 'owner');
+    await owner.get('/console/o/org-f/members');
+    const invite = async (email: string) => {
+      const r = await owner.post('/console/o/org-f/members/invite', { email, role: 'analyst' });
+      const url = /id="invitation-url"[^>]*>([^<]+)</.exec(r.body)![1]!;
+      return { page: r.body, path: new URL(url).pathname };
+    };
+    const existing = await invite('has@example.com');
+    const fresh = await invite('new@example.com');
+    /** A page with what differs by nature (the address, the token, CSRF tokens, the expiry) blanked. */
+    const blank = (body: string, ...variable: string[]) =>
+      variable
+        .flatMap((v) => [v, encodeURIComponent(v)])
+        .reduce((b, v) => b.replaceAll(v, '…'), body)
+        .replace(/value="[^"]{20,}"|"X-CSRF-Token": "[^"]+"/g, '…')
+        .replace(/valid until [^.]+\./, '…');
+    assert.equal(blank(existing.page, 'has@example.com', existing.path), blank(fresh.page, 'new@example.com', fresh.path));
+    // The inviter opens both links themselves, signed out (a private window).
+    const look = async (path: string) => (await new ConsoleAgent(h.app).get(path)).body;
+    const [a, b] = [await look(existing.path), await look(fresh.path)];
+    assert.equal(blank(a, 'has@example.com', existing.path), blank(b, 'new@example.com', fresh.path));
+    assert.doesNotMatch(a, /already has an account/);
+  });
+
   it('an invitation opened while signed in as someone else says so and cannot be accepted by them', async () => {
     const h = harness();
     await h.orgs.createOrg({ slug: 'org-c' });
@@ -204,7 +269,7 @@ describe('console account', () => {
     const page = await zoe.get(link);
     assert.match(page.body, /You are signed in as zoe@example\.com, but this invitation is for yan@example\.com\. Sign out/);
     assert.doesNotMatch(page.body, /Accept the invitation/);
-    const forced = await zoe.post(link, {});
+    const forced = await zoe.post(link, { password: PASSWORD, confirm: PASSWORD });
     assert.equal(forced.statusCode, 403);
     assert.match(forced.body, /This invitation is for yan@example\.com; you are signed in as zoe@example\.com\./);
     assert.equal((await zoe.get('/console/o/org-d/today')).statusCode, 404);

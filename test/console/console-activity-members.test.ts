@@ -14,9 +14,9 @@ describe('console activity registry and members', () => {
     const { agent } = await signedInAgent(h, 'reg-org', 'ana@example.com', 'viewer');
     const page = await agent.get('/console/o/reg-org/activity');
     assert.equal(page.statusCode, 200);
-    const subjects = [...page.body.matchAll(/<td>(product\.added|user\.joined|user\.invited|org\.created)<\/td><td>([^<]+)<\/td>/g)].map(
-      (m) => `${m[1]} ${m[2]}`,
-    );
+    const subjects = [
+      ...page.body.matchAll(/<td class="action">(product\.added|user\.joined|user\.invited|org\.created)<\/td><td>([^<]+)<\/td>/g),
+    ].map((m) => `${m[1]} ${m[2]}`);
     assert.deepEqual(subjects, [
       'user.joined ana@example.com',
       'user.invited ana@example.com',
@@ -25,9 +25,15 @@ describe('console activity registry and members', () => {
       'product.added A-1',
       'org.created reg-org',
     ]);
+    // Details in words, the raw JSON behind a disclosure.
+    assert.match(
+      page.body,
+      /<td class="details"><p class="entry-text">A-1<\/p>\s*<details><summary>JSON<span class="visually-hidden"> of entry #2<\/span><\/summary><pre>\{\n[^<]*&quot;sku&quot;: &quot;A-1&quot;,/,
+    );
+    assert.doesNotMatch(page.body, /<code>\{/, 'no JSON in plain view');
     const filtered = await agent.get('/console/o/reg-org/activity?action=product.added');
-    assert.equal((filtered.body.match(/<td>product\.added<\/td>/g) ?? []).length, 3);
-    assert.doesNotMatch(filtered.body, /<td>org\.created<\/td>/);
+    assert.equal((filtered.body.match(/<td class="action">product\.added<\/td>/g) ?? []).length, 3);
+    assert.doesNotMatch(filtered.body, /<td class="action">org\.created<\/td>/);
 
     const full = await agent.get('/console/o/reg-org/activity/verify');
     assert.match(full.body, /<h1>Activity registry<\/h1>[\s\S]*Chain intact: 6 entries verified\./);
@@ -51,10 +57,16 @@ describe('console activity registry and members', () => {
     const bad = await owner.post('/console/o/team-org/members/invite', { email: 'nope', role: 'king' });
     assert.match(bad.body, /id="email-error">Enter an e-mail address\./);
     assert.match(bad.body, /id="role-error">Choose a role: owner, admin, analyst or viewer\./);
-    const invited = await owner.post('/console/o/team-org/members/invite', { email: 'Ben@Example.com', role: 'analyst' });
+    // The link is built on PUBLIC_URL, else the server's own address: never on the Host header,
+    // which whoever sends the request chooses.
+    const invited = await owner.post(
+      '/console/o/team-org/members/invite',
+      { email: 'Ben@Example.com', role: 'analyst' },
+      { headers: { host: 'evil.example', 'x-forwarded-host': 'evil.example' } },
+    );
     assert.equal(invited.statusCode, 200);
     const url = /id="invitation-url"[^>]*>([^<]+)</.exec(invited.body)![1]!;
-    assert.match(url, /^http:\/\/localhost:80\/console\/invite\/[A-Za-z0-9_-]{43}$/);
+    assert.match(url, /^http:\/\/localhost:8080\/console\/invite\/[A-Za-z0-9_-]{43}$/);
 
     const ben = new ConsoleAgent(h.app);
     const path = new URL(url).pathname;
@@ -80,10 +92,10 @@ describe('console activity registry and members', () => {
 
     const activity = (await owner.get('/console/o/team-org/activity')).body;
     for (const line of [
-      'user:olga@example.com</td><td>member.removed</td><td>ben@example.com',
-      'user:olga@example.com</td><td>member.role_changed</td><td>ben@example.com',
-      'user:ben@example.com</td><td>user.joined',
-      'user:olga@example.com</td><td>user.invited</td><td>ben@example.com',
+      'user:olga@example.com</td><td class="action">member.removed</td><td>ben@example.com',
+      'user:olga@example.com</td><td class="action">member.role_changed</td><td>ben@example.com',
+      'user:ben@example.com</td><td class="action">user.joined',
+      'user:olga@example.com</td><td class="action">user.invited</td><td>ben@example.com',
     ]) {
       assert.ok(activity.includes(line), line);
     }

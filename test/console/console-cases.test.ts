@@ -55,7 +55,7 @@ describe('console signals, cases and Today', () => {
     const kase = await agent.get('/console/o/case-org/cases/1');
     assert.match(kase.body, /<h1>Case #1: Remote code execution in the web UI<\/h1>/);
     assert.match(kase.body, /Early warning \(24 h\)<\/td>\s*<td>[^<]+<br><span class="clock">24 h 00 min left<\/span>/);
-    assert.match(kase.body, /user:ana@example.com<\/td><td>case.opened/);
+    assert.match(kase.body, /user:ana@example.com<\/td><td class="action">case.opened/);
 
     const awareAt = new Date(h.clock.now().getTime() - 25 * 3_600_000).toISOString().slice(0, 19);
     await agent.get('/console/o/case-org/signals');
@@ -91,7 +91,7 @@ describe('console signals, cases and Today', () => {
     assert.equal((await agent.post('/console/o/case-org/cases/1/sent', { what: 'early-warning', at: '' })).statusCode, 303);
     const after = await agent.get('/console/o/case-org/cases/1');
     assert.match(after.body, /Early warning \(24 h\)<\/td>\s*<td>[^<]+<\/td>\s*<td>2026-11-22 \d\d:\d\d UTC \(on time\)<\/td>/);
-    assert.match(after.body, /user:ana@example.com<\/td><td>case.early_warning_recorded/);
+    assert.match(after.body, /user:ana@example.com<\/td><td class="action">case.early_warning_recorded/);
     // Article 14: a case closes only once every due stage is filed; the page says what is missing.
     const early = await agent.post('/console/o/case-org/cases/1/close', {});
     assert.equal(early.statusCode, 409);

@@ -92,6 +92,51 @@ describe('console over HTTP', () => {
     assert.match(String(idle.headers.location), /^\/console\/sign-in/);
   });
 
+  it('no page is kept in a cache: every console answer but the static assets says no-store', async () => {
+    const h = harness();
+    await h.orgs.createOrg({ slug: 'cache-org' });
+    const { agent } = await signedInAgent(h, 'cache-org', 'cache@example.com', 'owner');
+    for (const url of [
+      '/console/o/cache-org/today',
+      '/console/o/cache-org/products',
+      '/console/o/cache-org/keys',
+      '/console/o/cache-org/activity',
+      '/console/o/cache-org/members',
+      '/console/account',
+      '/console/o/cache-org/cases/999',
+      '/console/o/other-org/today',
+      '/console/sign-in',
+      '/console',
+    ]) {
+      const r = await agent.get(url);
+      assert.equal(r.headers['cache-control'], 'no-store', `${url} (${r.statusCode})`);
+    }
+    assert.equal((await agent.get('/console/assets/console.css')).headers['cache-control'], 'public, max-age=3600');
+  });
+
+  it('completing enrolment starts a new session: the token of the enrolment stage no longer works', async () => {
+    const h = harness();
+    await h.orgs.createOrg({ slug: 'fix-org' });
+    const invitation = await h.users.invite({ org: 'fix-org', email: 'fix@example.com', role: 'viewer', actor: 'cli' });
+    const agent = new ConsoleAgent(h.app);
+    await agent.get(`/console/invite/${invitation.token}`);
+    await agent.post(`/console/invite/${invitation.token}`, { password: PASSWORD, confirm: PASSWORD });
+    const enrolling = agent.cookies.get('cra_session')!;
+    const enrol = await agent.get('/console/enrol');
+    const secret = /id="totp-secret" class="secret">([A-Z2-7]+)</.exec(enrol.body)![1]!;
+    const done = await agent.post('/console/enrol', { code: totpCode(secret, h.clock.now()) });
+    assert.equal(done.statusCode, 200);
+    const full = agent.cookies.get('cra_session')!;
+    assert.notEqual(full, enrolling, 'a new session token with the full session');
+    assert.equal(await h.users.resolveSession(enrolling), null, 'whoever knew the old token has nothing');
+    assert.equal((await h.users.resolveSession(full))?.session.stage, 'full');
+    // The recovery codes page's own token (htmx's header) is one of the new session; the enrolment page's is void.
+    assert.equal((await agent.post('/console/sign-out', {})).statusCode, 403);
+    agent.csrf = /"X-CSRF-Token": "([^"]+)"/.exec(done.body)![1]!;
+    assert.equal((await agent.post('/console/sign-out', {})).statusCode, 303);
+    assert.equal(await h.users.resolveSession(full), null);
+  });
+
   it("answers 404 for another organisation's pages, and 403 when a viewer tries a change", async () => {
     const h = harness();
     await h.orgs.createOrg({ slug: 'mine' });

@@ -25,6 +25,25 @@ describe('console passwords', () => {
     assert.equal(passwordProblem('plum-orbit-47-lantern'), null);
     assert.match(passwordProblem('x'.repeat(201))!, /at most 200/);
   });
+
+  it('may not be easy to guess: spaces, one character or pattern repeated, a sequence, the own e-mail', () => {
+    const ana = ['ana@example.com'];
+    for (const [password, why] of [
+      [' '.repeat(12), /repeats one character/],
+      ['%%%%%%%%%%%%%', /repeats one character/],
+      ['x'.repeat(60), /repeats one character/],
+      ['abcabcabcabc', /repeats a pattern/],
+      ['abcdefghijklmnop', /sequence/],
+      ['ana@example.com', /your e-mail address/],
+      ['Ana@Example.com!', /your e-mail address/],
+      ['ana@example.com2026', /your e-mail address/],
+    ] as const) {
+      assert.match(passwordProblem(password, ana) ?? 'accepted', why, JSON.stringify(password));
+    }
+    assert.match(passwordProblem('ana@example.com', ana)!, /^This password is too easy to guess/);
+    assert.equal(passwordProblem('plum-orbit-47-lantern', ana), null);
+    assert.equal(passwordProblem('quiet-harbour-92-thistle', ana), null);
+  });
 });
 
 describe('TOTP', () => {

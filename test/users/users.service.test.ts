@@ -32,9 +32,10 @@ describe('console users: invitation, enrolment, sign-in, sessions', () => {
       const signedIn = (await users.resolveSession(accepted.token))!;
       assert.equal(signedIn.session.stage, 'enrol');
       const secret = users.enrolmentSecret(signedIn.user);
-      const codes = (await users.completeEnrolment(signedIn.user, signedIn.session.idDigest, totpCode(secret, clock.now())))!;
+      const done = (await users.completeEnrolment(signedIn.user, signedIn.session.idDigest, totpCode(secret, clock.now())))!;
+      assert.equal(await users.resolveSession(accepted.token), null, 'the enrolment stage ends with its session');
       clock.advance(30_000);
-      return { secret, codes, sessionToken: accepted.token };
+      return { secret, codes: done.codes, sessionToken: done.token };
     }
     return { testDb, clock, users, org, enrolled, box };
   }
@@ -96,9 +97,10 @@ describe('console users: invitation, enrolment, sign-in, sessions', () => {
     assert.ok('token' in (await users.signIn({ email: 'ana@example.com', password: PASSWORD, code: codes[4]!, address })));
   });
 
-  it('failed sign-ins are limited per account and per address, with a clear message', async () => {
+  it('failed sign-ins are limited per account over all addresses and per address, with a clear message', async () => {
     const { users, clock, enrolled } = await setup();
     const { secret } = await enrolled();
+    // One guess from each of 50 addresses: the account's own limit (browsers never used before).
     for (let i = 0; i < THROTTLE.perAccount; i++) {
       const r = await users.signIn({ email: 'ana@example.com', password: 'wrong password!', code: '000000', address: `198.51.100.${i}` });
       assert.ok('error' in r && /not right/.test(r.error));
@@ -176,10 +178,11 @@ describe('console users: invitation, enrolment, sign-in, sessions', () => {
     assert.ok('token' in r && r.stage === 'enrol');
     const signedIn = (await users.resolveSession(r.token))!;
     const user = await users.ensureEnrolmentSecret(signedIn.user);
-    const codes = await users.completeEnrolment(user, signedIn.session.idDigest, totpCode(users.enrolmentSecret(user), clock.now()));
-    assert.equal(codes?.length, 10);
+    const done = await users.completeEnrolment(user, signedIn.session.idDigest, totpCode(users.enrolmentSecret(user), clock.now()));
+    assert.equal(done?.codes.length, 10);
+    assert.equal((await users.resolveSession(done!.token))?.session.stage, 'full');
     await users.disableUser('ana@example.com');
-    assert.equal(await users.resolveSession(r.token), null);
+    assert.equal(await users.resolveSession(done!.token), null);
     assert.deepEqual(
       (await users.listUsers()).map((u) => [u.email, u.status, u.totp_enrolled]),
       [['ana@example.com', 'disabled', true]],

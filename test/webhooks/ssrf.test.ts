@@ -19,6 +19,8 @@ const DNS: Record<string, string[]> = {
   'mapped.example': ['::ffff:10.0.0.1'],
   'cgnat.example': ['100.64.0.1'],
   'v6local.example': ['fe80::1'],
+  'sixtofour.example': ['2002:a00:1::1'],
+  'teredo.example': ['2001:0:4136:e378:8000:63bf:3fff:fdd2'],
 };
 const lookup: Lookup = async (host) => {
   const addresses = DNS[host];
@@ -58,6 +60,16 @@ const REFUSED: Array<[string, RegExp]> = [
   ['https://cgnat.example/hook', /100\.64\.0\.1/],
   ['https://v6local.example/hook', /fe80::1/],
   ['https://nowhere.example/hook', /does not resolve \(ENOTFOUND\)/],
+  // Tunnels and translations that carry an IPv4 address (a private one, or any) inside IPv6.
+  ['https://[2002:7f00:1::1]/hook', /2002:7f00:1::1/], // 6to4 of 127.0.0.1
+  ['https://[2002:c0a8:101::5]/hook', /2002:c0a8:101::5/], // 6to4 of 192.168.1.1
+  ['https://[2002:808:808::1]/hook', /2002:808:808::1/], // 6to4 at all: deprecated, reached through relays
+  ['https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook', /2001:0:4136:e378:8000:63bf:3fff:fdd2/], // Teredo
+  ['https://[::ffff:0:127.0.0.1]/hook', /::ffff:0:7f00:1/], // IPv4-translated (RFC 2765)
+  ['https://[::ffff:0:a9fe:a9fe]/hook', /::ffff:0:a9fe:a9fe/],
+  ['https://192.88.99.1/hook', /192\.88\.99\.1/], // the 6to4 relay anycast
+  ['https://sixtofour.example/hook', /2002:a00:1::1/],
+  ['https://teredo.example/hook', /2001:0:4136/],
 ];
 
 describe('SSRF checks on endpoint URLs', () => {
@@ -79,6 +91,10 @@ describe('SSRF checks on endpoint URLs', () => {
     assert.equal((await resolveTarget('https://[2606:2800:220:1:248:1893:25c8:1946]/h', strict)).addresses[0]!.family, 6);
     assert.equal(isNonPublicAddress('::ffff:8.8.8.8'), false);
     assert.equal(isNonPublicAddress('8.8.8.8'), false);
+    // Beside the tunnel ranges, their neighbours stay public.
+    assert.equal(isNonPublicAddress('2001:4860:4860::8888'), false);
+    assert.equal(isNonPublicAddress('2003::1'), false);
+    assert.equal(isNonPublicAddress('192.88.98.1'), false);
   });
 
   it('resolves localhost through the system resolver and refuses it', async () => {

@@ -7,6 +7,7 @@ import { webhooks } from './005-webhooks.js';
 import { writeProbe } from './006-write-probe.js';
 import { gtinDeclared } from './008-gtin-declared.js';
 import { setupLinks } from './009-setup-links.js';
+import { signInAttempts } from './011-sign-in-attempts.js';
 
 /**
  * Every migration, in name order (the order they run in; a later-numbered one may land first,
@@ -21,4 +22,5 @@ export const migrations: readonly PortableMigration[] = [
   writeProbe,
   gtinDeclared,
   setupLinks,
+  signInAttempts,
 ];

@@ -4,7 +4,7 @@ import { bodyChunksParser } from '../../http/body-chunks.js';
 import { bodyCheckedByHandler } from '../../http/body-checked-by-handler.js';
 import { apiSecurity, authErrors, bodyErrors, errorResponse, success } from '../../http/openapi-responses.js';
 import { CYCLONEDX_VERSIONS } from '../parse/cyclonedx-validator.js';
-import { createBodyBudget } from './body-budget.js';
+import type { BodyBudget } from './body-budget.js';
 import type { SbomIngestService } from '../store/ingest.service.js';
 import { errorExample } from '../../http/openapi-examples.js';
 import { SBOM_INGESTED_EXAMPLES, SBOM_REQUEST_EXAMPLES } from './sbom.examples.js';
@@ -47,7 +47,7 @@ const anySbom = Type.Union([cycloneDx, spdx2, spdx3], { description: 'Any suppor
 
 export function ingestSbomRoute(
   app: FastifyInstance,
-  deps: { sbom: SbomIngestService; maxBytes: number; inflightBytes: number; warmUp: (() => void) | null },
+  deps: { sbom: SbomIngestService; maxBytes: number; bodies: BodyBudget; warmUp: (() => void) | null },
 ): void {
   // The document's digest covers its exact bytes, so this operation reads them as they came, in
   // the chunks they arrived in (never joined here: the worker that parses them joins them);
@@ -56,7 +56,6 @@ export function ingestSbomRoute(
   app.addContentTypeParser(SBOM_MEDIA_TYPES, { bodyLimit: deps.maxBytes }, bodyChunksParser(deps.maxBytes));
 
   if (deps.warmUp) warmUpReader(app, deps.warmUp);
-  const bodies = createBodyBudget({ budgetBytes: deps.inflightBytes, maxBodyBytes: deps.maxBytes });
 
   app.post<{ Params: { sku: string } }>(
     '/products/:sku/sbom',
@@ -87,7 +86,7 @@ export function ingestSbomRoute(
         },
       },
       bodyLimit: deps.maxBytes,
-      preParsing: bodies.reserve,
+      preParsing: deps.bodies.reserve,
       // The body is checked by the ingest service (format, schema, digest); the schema below documents it.
       validatorCompiler: bodyCheckedByHandler,
       schema: {
