@@ -24,6 +24,7 @@ export const WALK_THROUGH_FILES = [
   'README.md',
   'docs/api.md',
   'docs/sbom.md',
+  'docs/vulnerabilities.md',
   'docs/art14.md',
   'docs/console.md',
   'docs/webhooks.md',
