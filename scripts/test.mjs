@@ -4,13 +4,22 @@
 //     another helper) runs once per backend: sqlite, the embedded default, always; postgres
 //     (PostgreSQL + Redis) when both are reachable, and always in CI (CI=true), where their
 //     absence fails the run. Every other file runs once.
+//     A file whose first lines hold `// test-backend: one` runs on the first backend only (the
+//     database is its setting, not what it tests).
 //   - Tier: a file whose first lines hold `// test-tier: slow` (browsers, faults on private
 //     servers, scale, big documents) runs with --slow or --all; the rest by default.
 // Arguments: --slow | --all, and path substrings that filter the files.
 // Environment: TEST_BACKENDS=sqlite,postgres names the backends; TEST_CONCURRENCY the files run
-// at once (default: twice the cores, at least 2).
+// at once (default: twice the cores, at least 2); TEST_LOADER=tsx runs the TypeScript through tsx.
+//
+// By default each TypeScript file of src/ and test/ is first compiled beside itself (x.ts → x.js,
+// esbuild, inline source maps, ignored by git) and the test processes run plain JavaScript:
+// tsx's loader hooks cost each process about a second of CPU (every module of node_modules
+// passes through them), more than most test files take. Beside itself, every relative path
+// (fixtures, templates, worker threads, the repository's root) stays what it is in src/ and test/.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { buildSync } from 'esbuild';
 import { connect } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { dirname, join, normalize, relative } from 'node:path';
@@ -57,10 +66,42 @@ function backendDependent(file, memo = new Map(), seen = new Set()) {
   return result;
 }
 
-function tierOf(file) {
-  const head = readFileSync(file, 'utf8').split('\n', 12).join('\n');
-  return /^\/\/ test-tier: slow\b/m.test(head) ? 'slow' : 'fast';
+const GENERATED = '// compiled from the .ts beside it by scripts/test.mjs (not in git)';
+
+/** Compiles every .ts of src/ and test/ that changed into the .js beside it; removes .js left by deleted ones. */
+function compileBeside() {
+  const tree = [...walk('src'), ...walk('test').filter((f) => !f.includes(`${'/'}fixtures${'/'}`))];
+  const sources = tree.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'));
+  const stale = sources.filter((f) => {
+    const js = `${f.slice(0, -3)}.js`;
+    return !existsSync(js) || statSync(js).mtimeMs < statSync(f).mtimeMs;
+  });
+  if (stale.length) {
+    buildSync({
+      entryPoints: stale,
+      outdir: '.',
+      outbase: '.',
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      sourcemap: 'inline',
+      banner: { js: GENERATED },
+      logLevel: 'warning',
+    });
+  }
+  for (const js of tree.filter((f) => f.endsWith('.js'))) {
+    if (!existsSync(`${js.slice(0, -3)}.ts`) && readFileSync(js, 'utf8').startsWith(GENERATED)) rmSync(js);
+  }
 }
+
+const headOf = (file) => readFileSync(file, 'utf8').split('\n', 12).join('\n');
+
+function tierOf(file) {
+  return /^\/\/ test-tier: slow\b/m.test(headOf(file)) ? 'slow' : 'fast';
+}
+
+/** Runs on the first backend only, though it uses the database (`// test-backend: one`). */
+const oneBackend = (file) => /^\/\/ test-backend: one\b/m.test(headOf(file));
 
 function reachable(url, defaultPort) {
   const { hostname, port } = new URL(url);
@@ -112,7 +153,8 @@ function counts(output) {
 function runFile(job) {
   return new Promise((resolve) => {
     const started = Date.now();
-    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', job.file], {
+    const entry = useTsx ? ['--import', 'tsx', job.file] : ['--enable-source-maps', `${job.file.slice(0, -3)}.js`];
+    const child = spawn(process.execPath, ['--test', '--test-reporter=spec', ...entry], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, TEST_DATABASE: job.backend, FORCE_COLOR: '0', NO_COLOR: '1' },
     });
@@ -143,12 +185,16 @@ if (files.length === 0) {
   process.exit(1);
 }
 
+const useTsx = process.env.TEST_LOADER === 'tsx';
+if (!useTsx) compileBeside();
 const backends = await chooseBackends();
 const memo = new Map();
 const jobs = files.flatMap((file) =>
-  backendDependent(file, memo)
-    ? backends.map((backend) => ({ file, backend, label: backend }))
-    : [{ file, backend: backends[0], label: 'any' }],
+  !backendDependent(file, memo)
+    ? [{ file, backend: backends[0], label: 'any' }]
+    : oneBackend(file)
+      ? [{ file, backend: backends[0], label: backends[0] }]
+      : backends.map((backend) => ({ file, backend, label: backend })),
 );
 const timings = readTimings();
 const key = (job) => `${job.file} ${job.label}`;

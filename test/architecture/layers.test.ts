@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { describe, it } from 'node:test';
-import { REPO_ROOT } from '../helpers/cli.js';
+import { fileURLToPath } from 'node:url';
+
+const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 
 // The layers of docs/architecture.md, read off the imports of src/: which way an import may
 // point, and that none closes a circle. A new file finds its layer by where it lives.
@@ -134,7 +136,7 @@ export function circles(nodes: string[], edges: Array<[string, string]>): string
 
 describe('layers: which way imports point', () => {
   it('src/ breaks no rule of docs/architecture.md', () => {
-    const { files, imports } = importsOf(join(REPO_ROOT, 'src'));
+    const { files, imports } = importsOf(SRC);
     assert.ok(files.length > 100 && imports.length > 500, `read ${files.length} files, ${imports.length} imports`);
     assert.deepEqual(violations(files, imports), []);
   });

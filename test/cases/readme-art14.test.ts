@@ -1,3 +1,4 @@
+// test-backend: one (scripts/test.mjs): the document is under test; art14-cli.test.ts runs the flow on both
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

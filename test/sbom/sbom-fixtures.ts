@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -62,3 +62,14 @@ export function cycloneDx16(components = 3, options: { serial?: string; version?
     })),
   };
 }
+
+export const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+/** A product SKU made from a fixture's file name. */
+export const skuOf = (file: string) =>
+  file
+    .replace(/^.*\//, '')
+    .replace(/[^A-Za-z0-9.-]/g, '-')
+    .slice(0, 90);
+// example7 names no version: with a firmware version the release is that, without one `unversioned`.
+export const FIRMWARE = '7.7.7';

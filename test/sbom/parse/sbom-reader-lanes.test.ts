@@ -114,7 +114,7 @@ describe('SBOM reader lanes', () => {
 
   it('empties the young generation between documents, so the next one starts with room', async () => {
     const pool = new Piscina({
-      filename: workerUrl(new URL('../../../src/sbom/parse/sbom-reader.ts', import.meta.url).href, 'sbom-worker'),
+      filename: workerUrl(new URL('../../../src/sbom/parse/sbom-reader.js', import.meta.url).href, 'sbom-worker'),
       atomics: 'disabled',
       workerData: { warmUp: null, keepJoinedUpTo: 0 },
       maxThreads: 1,
@@ -138,7 +138,7 @@ describe('SBOM reader lanes', () => {
   it('stops a warm-up that fails, and the thread goes on reading documents', async () => {
     // A version with no schema: compiling it throws inside the thread's warm-up.
     const pool = new Piscina({
-      filename: workerUrl(new URL('../../../src/sbom/parse/sbom-reader.ts', import.meta.url).href, 'sbom-worker'),
+      filename: workerUrl(new URL('../../../src/sbom/parse/sbom-reader.js', import.meta.url).href, 'sbom-worker'),
       atomics: 'disabled',
       workerData: { warmUp: { schemas: ['0.9'], reads: 2 } },
       maxThreads: 1,
