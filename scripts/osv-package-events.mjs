@@ -5,7 +5,7 @@
 // several-MB zips in the repository.
 //
 // Regenerate (the zips are osv.dev-style exports, one ID.json per record):
-//   node scripts/osv-package-events.mjs ../shared/fixtures/vulns/osv-go.zip ../shared/fixtures/vulns/osv-pypi.zip
+//   node scripts/osv-package-events.mjs test/fixtures/vulns/osv-go.zip test/fixtures/vulns/osv-pypi.zip
 import { writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { gzipSync } from 'node:zlib';

@@ -1,5 +1,6 @@
 // Environment → one typed, frozen Config. The server and cra-admin both read it, so they
 // always talk to the same database. Every variable is listed in the README's table.
+import { parseDuration } from './shared/time.js';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -43,6 +44,18 @@ export interface Config {
   /** PostgreSQL: longest wait for a connection, and for one statement's answer (then 503). */
   databaseTimeouts: { connectTimeoutMs: number; queryTimeoutMs: number };
   webhooks: WebhookConfig;
+  feeds: FeedConfig;
+}
+
+/** Vulnerability feeds (vulnerabilities.md): what the server fetches on a schedule, and how. */
+export interface FeedConfig {
+  /** VULN_FEEDS: URLs fetched every `everyMs`, one instance at a time; empty: nothing is fetched. */
+  urls: readonly string[];
+  everyMs: number;
+  /** FEEDS_ALLOW_PRIVATE: feed URLs on non-public addresses (and plain http to them). */
+  allowPrivate: boolean;
+  /** FEEDS_MAX_BYTES: the largest download. */
+  maxBytes: number;
 }
 
 /** The webhook dispatcher and scheduler (webhooks.md); every duration in milliseconds. */
@@ -192,5 +205,29 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       concurrency: positiveInt(env, 'WEBHOOK_CONCURRENCY', 8),
       schedulerIntervalMs: positiveInt(env, 'SCHEDULER_INTERVAL_MS', 60_000),
     }),
+    feeds: Object.freeze({
+      urls: Object.freeze(feedUrls(env.VULN_FEEDS)),
+      everyMs: durationSetting(env, 'VULN_FEEDS_EVERY', 6 * 3_600_000),
+      allowPrivate: onOff(env, 'FEEDS_ALLOW_PRIVATE', false),
+      maxBytes: positiveInt(env, 'FEEDS_MAX_BYTES', 2 * 1024 ** 3),
+    }),
   });
+}
+
+/** VULN_FEEDS: comma-separated absolute http(s) URLs. */
+function feedUrls(raw: string | undefined): string[] {
+  return (raw ?? '')
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean)
+    .map((u) => absoluteUrl('VULN_FEEDS', u, ''));
+}
+
+/** A duration such as 30m, 6h or 1d, at least one minute. */
+function durationSetting(env: Env, name: string, fallback: number): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  const ms = parseDuration(raw);
+  if (ms === null || ms < 60_000) throw new ConfigError(`${name} must be a duration of at least 1m, such as 30m, 6h or 1d, got "${raw}"`);
+  return ms;
 }

@@ -26,6 +26,7 @@ async function main(): Promise<void> {
   // While the database is unavailable their failures are part of the outage: logged once by
   // the availability (or the migration runner at start), not every poll.
   const workerLog = {
+    info: (obj: object, msg: string) => app?.log.info(obj, msg),
     warn(obj: { err?: unknown }, msg: string) {
       if (!isUnavailable(obj.err)) return app!.log.warn(obj, msg);
       // (The workers run only once the schema is there, so this is an outage, not a start.)

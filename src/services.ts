@@ -3,9 +3,10 @@ import { createCaseReportService } from './cases/case-reports.service.js';
 import { createCaseService } from './cases/cases.service.js';
 import { openCase } from './cases/open-case.js';
 import { createTriageService } from './cases/triage.service.js';
+import { createFeedSchedule } from './clocks/feed-schedule.js';
 import { createScheduler } from './clocks/scheduler.js';
 import { createComplianceService } from './compliance/compliance.service.js';
-import type { WebhookConfig } from './config.js';
+import type { FeedConfig, WebhookConfig } from './config.js';
 import type { Database } from './db/index.js';
 import { createIncidentService } from './incidents/incidents.service.js';
 import { createKeyService } from './keys/keys.service.js';
@@ -23,6 +24,7 @@ import { createUserService, DEFAULT_SESSION_LIMITS } from './users/users.service
 import { createDispatcher } from './webhooks/dispatcher.js';
 import { webhookSecrets } from './webhooks/secret-storage.js';
 import type { Lookup } from './webhooks/ssrf.js';
+import { createVulnService } from './vulns/vulns.service.js';
 import { createWebhookService } from './webhooks/webhooks.service.js';
 
 // The one composition root: every domain service and every long-lived object (the SBOM parse
@@ -45,11 +47,21 @@ export interface ServiceDeps {
   webhookPolicy?: { allowPrivate: boolean; lookup?: Lookup };
   /** The dispatcher's and scheduler's settings; they run only once `workers.start()` is called (the server). */
   workers?: WebhookConfig;
+  /** Vulnerability feeds: how URLs are fetched, and which the server fetches on a schedule. */
+  feeds?: FeedConfig;
   /** Where the background workers report trouble. */
-  log?: { warn(obj: object, msg: string): void };
+  log?: { info?(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
 
-export function createServices({ database, clock = systemClock, console: consoleOptions, webhookPolicy, workers, log }: ServiceDeps) {
+export function createServices({
+  database,
+  clock = systemClock,
+  console: consoleOptions,
+  webhookPolicy,
+  workers,
+  feeds,
+  log,
+}: ServiceDeps) {
   const orgs = createOrgService(database, clock);
   const products = createProductService(database, orgs, clock);
   const box = consoleOptions?.secret ? createSecretBox(consoleOptions.secret) : null;
@@ -61,7 +73,23 @@ export function createServices({ database, clock = systemClock, console: console
   const caseOptions = { clock };
   const cases = createCaseService(database, orgs, products, caseOptions);
   const reports = createCaseReportService(database, orgs, cases, caseOptions);
+  const vulns = createVulnService(database, orgs, products, {
+    clock,
+    log,
+    fetchPolicy: feeds ? { allowPrivate: feeds.allowPrivate, maxBytes: feeds.maxBytes } : undefined,
+  });
   const background = workers ? webhookWorkers(database, workers, { secrets, clock, lookup: webhookPolicy?.lookup, log }) : null;
+  const feedSchedule =
+    workers && feeds?.urls.length
+      ? createFeedSchedule({
+          database,
+          urls: feeds.urls,
+          everyMs: feeds.everyMs,
+          importFeeds: (urls) => vulns.importFeeds(urls),
+          clock,
+          log,
+        })
+      : null;
   return {
     database,
     clock,
@@ -76,7 +104,11 @@ export function createServices({ database, clock = systemClock, console: console
     evidence: createCaseEvidenceService(database, orgs, cases, reports, { clock }),
     compliance: createComplianceService(database, orgs, clock),
     sbomReader,
-    sbom: createSbomIngestService(database, orgs, products, sbomReader, clock),
+    sbom: createSbomIngestService(database, orgs, products, sbomReader, {
+      clock,
+      // Each new revision's components are matched after it commits, off the request's path.
+      onStored: (productId, componentIds) => vulns.afterIngest(productId, componentIds),
+    }),
     sbomHistory: createSbomHistoryService(database, orgs, products),
     users: createUserService(database, orgs, { clock, box, sessions: { ...DEFAULT_SESSION_LIMITS, idleMs } }),
     /** First-run set-up: the one-time link that creates the first organisation and its owner. */
@@ -90,21 +122,23 @@ export function createServices({ database, clock = systemClock, console: console
       clock,
     }),
     portfolio: createPortfolioService(database, orgs, products),
+    vulns,
     registry: createRegistryService(database, orgs, clock),
     /** Webhook delivery and clock events, on timers beside the API (never inside a request). */
     workers: {
       start(): void {
         if (!background) throw new Error('createServices was given no worker settings');
         background.start();
+        feedSchedule?.start();
       },
       /** Stops claiming and ticking; resolves once the sends in flight are recorded (within the send timeout). */
       async stop(): Promise<void> {
-        await background?.stop();
+        await Promise.all([background?.stop(), feedSchedule?.stop()]);
       },
     },
     /** Stops the workers (sends in flight are recorded first) and the parse threads; the database stays open. */
     async close(): Promise<void> {
-      await Promise.all([background?.stop(), sbomReader.close()]);
+      await Promise.all([background?.stop(), feedSchedule?.stop(), sbomReader.close(), vulns.idle()]);
     },
   };
 }

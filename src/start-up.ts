@@ -39,6 +39,7 @@ export async function openRuntime(config: Readonly<Config>, options: RuntimeOpti
     console: { secret: consoleSecret, idleMinutes: config.consoleIdleMinutes },
     webhookPolicy: config.webhooks,
     workers: config.webhooks,
+    feeds: config.feeds,
     log: options.log,
   });
   return {

@@ -15,6 +15,7 @@ import { caseReportsRepo, newReportRow } from './case-reports.repo.js';
 import { casesRepo, type CaseWithProduct } from './cases.repo.js';
 import type { CaseService } from './cases.service.js';
 import { CATALOGUE_VERSION, checkFields, formFields, missingFields, recipient, reportText, type ReportFields } from './report-catalogue.js';
+import { exploitedContext } from '../vulns/case-context.js';
 import { prefillFields } from './report-prefill.js';
 import { stageLabel, type StageState } from './stage-rules.js';
 
@@ -102,7 +103,17 @@ export function createCaseReportService(database: Database, orgs: OrgService, ca
     const signal = await signalsRepo.findByNumber(database.db, org.id, kase.incident_number);
     const merged = await caseContextRepo.mergedSignals(database.db, org.id, kase.incident_number);
     const cves = [signal?.cve, ...merged.map((m) => m.cve)].filter((c): c is string => !!c);
-    const all = prefillFields({ org, kase, product, versions, signalDescription: signal?.description ?? '', cves });
+    // A case opened from an exploited finding starts from what the platform matched.
+    const exploited = signal ? await exploitedContext(database.db, signal.id) : null;
+    const all = prefillFields({
+      org,
+      kase,
+      product,
+      versions: exploited?.releases.length ? exploited.releases : versions,
+      signalDescription: signal?.description ?? '',
+      cves: exploited ? [...cves, exploited.cve, exploited.euvd].filter((c): c is string => !!c) : cves,
+      vulnerability: exploited,
+    });
     // What was filed in earlier stages carries over (the person confirmed it once already).
     const order = ['early_warning', 'notification', 'intermediate', 'final'];
     const filed = (await caseReportsRepo.forCases(database.db, [kase.id]))

@@ -12,6 +12,8 @@ export interface PrefillSources {
   versions: readonly string[];
   signalDescription: string;
   cves: readonly string[];
+  /** The exploited vulnerability the platform raised the case's signal for, if it did. */
+  vulnerability?: { summary: string | null; cvss: { score: number; vector: string } | null } | null;
 }
 
 export function prefillFields(s: PrefillSources): ReportFields {
@@ -36,6 +38,10 @@ export function prefillFields(s: PrefillSources): ReportFields {
   }
   set('affected_versions', s.versions);
   set('cve_ids', [...new Set(s.cves)]);
+  if (s.vulnerability) {
+    set('nature', s.vulnerability.summary);
+    set('severity', s.vulnerability.cvss ? `CVSS ${s.vulnerability.cvss.score} (${s.vulnerability.cvss.vector})` : null);
+  }
   if (s.kase.kind === 'vulnerability') {
     set('remediation_available_at', s.kase.fix_available_at);
     set('remediation', s.kase.fix_description);

@@ -14,6 +14,9 @@ import { setupLinkCommand } from './commands/setup-link.js';
 import { signalCommand } from './commands/signal.js';
 import { userCommand } from './commands/user.js';
 import { webhookCommand } from './commands/webhook.js';
+import { findingCommand } from './commands/finding.js';
+import { vexCommand } from './commands/vex.js';
+import { vulnCommand } from './commands/vuln.js';
 
 export type { CliIo };
 
@@ -41,6 +44,9 @@ function program(io: CliIo): Command {
   root.addCommand(userCommand());
   root.addCommand(setupLinkCommand());
   root.addCommand(webhookCommand());
+  root.addCommand(vulnCommand());
+  root.addCommand(findingCommand());
+  root.addCommand(vexCommand());
   // Every level accepts --json (also after the subcommand), writes to `io` and answers usage
   // errors with exit 2.
   const output = { writeOut: (text: string) => void io.stdout.write(text), writeErr: (text: string) => void io.stderr.write(text) };

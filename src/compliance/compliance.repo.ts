@@ -1,5 +1,6 @@
 import type { Executor } from '../db/index.js';
-import type { ScoreCase, ScoreProduct } from './score.js';
+import { sql } from 'kysely';
+import type { ScoreCase, ScoreExploited, ScoreProduct } from './score.js';
 
 /** Just the columns the score rules read, for one organisation. */
 export const complianceRepo = {
@@ -53,5 +54,40 @@ export const complianceRepo = {
       .where('org_id', '=', orgId)
       .orderBy('sku')
       .execute();
+  },
+
+  /** Live findings of exploited vulnerabilities, with whether an analysis rules them out or a case covers them (rule 5). */
+  async exploited(db: Executor, orgId: string): Promise<ScoreExploited[]> {
+    const rows = await db
+      .selectFrom('findings as f')
+      .innerJoin('products as p', 'p.id', 'f.product_id')
+      .leftJoin('vulnerabilities as v', 'v.vuln_key', 'f.vuln_key')
+      .leftJoin('finding_analyses as a', (join) => join.onRef('a.product_id', '=', 'f.product_id').onRef('a.vuln_key', '=', 'f.vuln_key'))
+      .leftJoin('exploited_signals as es', (join) =>
+        join.onRef('es.product_id', '=', 'f.product_id').onRef('es.vuln_key', '=', 'f.vuln_key'),
+      )
+      .leftJoin('signals as raised', 'raised.id', 'es.signal_id')
+      .select([
+        'p.sku',
+        'f.vuln_key',
+        'a.state',
+        'raised.status as raised_status',
+        sql<number>`(select count(*) from cases c inner join signals s on s.id = c.signal_id where c.product_id = f.product_id and v.cve is not null and s.cve = v.cve)`.as(
+          'cases_naming',
+        ),
+      ])
+      .distinct()
+      .where('f.org_id', '=', orgId)
+      .where('f.gone_at', 'is', null)
+      .where('f.exploited', '=', 1)
+      .orderBy('p.sku')
+      .orderBy('f.vuln_key')
+      .execute();
+    return rows.map((r) => ({
+      sku: r.sku,
+      vulnerability: r.vuln_key,
+      ruled_out: r.state === 'not_affected' || r.state === 'false_positive',
+      covered_by_case: r.raised_status === 'CASE_OPENED' || r.raised_status === 'MERGED' || Number(r.cases_naming) > 0,
+    }));
   },
 };

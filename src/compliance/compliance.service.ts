@@ -3,11 +3,19 @@ import type { OrgService } from '../orgs/orgs.service.js';
 import { SnapshotCache } from '../shared/snapshot-cache.js';
 import { systemClock, type Clock } from '../shared/time.js';
 import { complianceRepo } from './compliance.repo.js';
-import { computeScore, type ComplianceScore, type ScoreBreakdown, type ScoreCase, type ScoreProduct } from './score.js';
+import {
+  computeScore,
+  type ComplianceScore,
+  type ScoreBreakdown,
+  type ScoreCase,
+  type ScoreExploited,
+  type ScoreProduct,
+} from './score.js';
 
 interface ScoreInputs {
   cases: ScoreCase[];
   products: ScoreProduct[];
+  exploited: ScoreExploited[];
 }
 
 export function createComplianceService(database: Database, orgs: OrgService, clock: Clock = systemClock) {
@@ -16,8 +24,12 @@ export function createComplianceService(database: Database, orgs: OrgService, cl
   const inputs = new SnapshotCache<ScoreInputs>();
 
   async function load(orgId: string): Promise<ScoreInputs> {
-    const [cases, products] = await Promise.all([complianceRepo.cases(database.db, orgId), complianceRepo.products(database.db, orgId)]);
-    return { cases, products };
+    const [cases, products, exploited] = await Promise.all([
+      complianceRepo.cases(database.db, orgId),
+      complianceRepo.products(database.db, orgId),
+      complianceRepo.exploited(database.db, orgId),
+    ]);
+    return { cases, products, exploited };
   }
 
   return {

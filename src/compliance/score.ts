@@ -27,6 +27,16 @@ export interface ScoreCase {
 
 export type ScoreProduct = Pick<ProductView, 'sku' | 'status' | 'sbom_status' | 'end_of_support'>;
 
+/** A live finding of an actively exploited vulnerability (CISA KEV or EU KEV) on a product. */
+export interface ScoreExploited {
+  sku: string;
+  vulnerability: string;
+  /** Analysed as not_affected or false_positive. */
+  ruled_out: boolean;
+  /** A case stands for it: the signal raised for it was opened as (or merged into) a case, or a case on the product names its CVE. */
+  covered_by_case: boolean;
+}
+
 /** The API's shapes, as their schemas define them. */
 export type ActiveTimer = Static<typeof ActiveTimerSchema>;
 export type ComplianceScore = Static<typeof ComplianceScoreSchema>;
@@ -48,7 +58,7 @@ const DEADLINE_NAMES = {
 } as const;
 
 export interface RuleResult {
-  rule: 1 | 2 | 3 | 4;
+  rule: 1 | 2 | 3 | 4 | 5;
   name: string;
   description: string;
   inputs: Record<string, unknown>;
@@ -132,7 +142,26 @@ export function missedDeadlines(cases: readonly ScoreCase[], now: Date): MissedD
   return missed;
 }
 
-export function computeScore(input: { cases: readonly ScoreCase[]; products: readonly ScoreProduct[]; now: Date }): {
+/** Exploited findings on products on the market that no analysis rules out and no case covers, one per product and vulnerability. */
+export function uncoveredExploited(exploited: readonly ScoreExploited[], products: readonly ScoreProduct[], now: Date): ScoreExploited[] {
+  const onMarket = new Set(
+    products.filter((p) => p.status === 'active' && (p.end_of_support === null || ms(p.end_of_support) > now.getTime())).map((p) => p.sku),
+  );
+  const seen = new Set<string>();
+  return exploited.filter((f) => {
+    const key = `${f.sku}\u0000${f.vulnerability}`;
+    if (!onMarket.has(f.sku) || f.ruled_out || f.covered_by_case || seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+export function computeScore(input: {
+  cases: readonly ScoreCase[];
+  products: readonly ScoreProduct[];
+  exploited?: readonly ScoreExploited[];
+  now: Date;
+}): {
   score: ComplianceScore;
   breakdown: ScoreBreakdown;
 } {
@@ -141,6 +170,7 @@ export function computeScore(input: { cases: readonly ScoreCase[]; products: rea
   const mttn = meanTimeToNotify(cases);
   const missed = missedDeadlines(cases, now);
   const unsupported = products.filter((p) => p.status === 'active' && p.end_of_support !== null && ms(p.end_of_support) < now.getTime());
+  const exploited = uncoveredExploited(input.exploited ?? [], products, now);
 
   const rules: RuleResult[] = [
     {
@@ -171,6 +201,14 @@ export function computeScore(input: { cases: readonly ScoreCase[]; products: rea
       description: `10 when mttn_seconds > ${MTTN_THRESHOLD_SECONDS}`,
       inputs: { mttn_seconds: mttn.seconds, cases_with_early_warning: mttn.cases, threshold_seconds: MTTN_THRESHOLD_SECONDS },
       penalty: mttn.seconds !== null && mttn.seconds > MTTN_THRESHOLD_SECONDS ? 10 : 0,
+    },
+    {
+      rule: 5,
+      name: 'exploited_findings',
+      description:
+        '10 per actively exploited vulnerability on a product on the market, neither analysed as unaffected nor covered by a case, at most 30',
+      inputs: { findings: exploited.map((f) => ({ sku: f.sku, vulnerability: f.vulnerability })) },
+      penalty: Math.min(10 * exploited.length, 30),
     },
   ];
   const totalPenalty = rules.reduce((sum, r) => sum + r.penalty, 0);

@@ -1,5 +1,6 @@
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 import type { SbomFormat } from '../shared/sbom-format.js';
+import type { VulnTables } from './schema-vulns.js';
 
 // The tables as the repositories see them. Dialect differences stay below this line:
 // timestamps are RFC 3339 strings with milliseconds on both databases (PostgreSQL's timestamptz
@@ -351,7 +352,7 @@ export interface WriteProbeTable {
   writes: number;
 }
 
-export interface DB {
+export interface DB extends VulnTables {
   organisations: OrganisationsTable;
   api_keys: ApiKeysTable;
   products: ProductsTable;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Database, Executor, Trx } from '../db/index.js';
-import type { CaseRow, SignalRow } from '../db/schema.js';
+import type { CaseRow, IntakeMode, SignalRow } from '../db/schema.js';
 import { normaliseGtin } from '../products/gtin.js';
 import { productsRepo } from '../products/products.repo.js';
 import { appendRegistryEntry } from '../registry/append-entry.js';
@@ -68,6 +68,70 @@ export async function matchProduct(
   return null;
 }
 
+/**
+ * Numbers and stores a signal with its `signal.received` registry entry, in the caller's
+ * transaction: the one place a signal comes into being.
+ */
+async function storeSignal(
+  trx: Trx,
+  input: {
+    orgId: string;
+    source: string;
+    at: string;
+    product: { id: string; sku: string } | null;
+    fields: Pick<SignalRow, 'description' | 'title' | 'cve' | 'sku' | 'gtin'>;
+    status: (intakeMode: IntakeMode) => string;
+  },
+): Promise<{ signal: SignalRow; intakeMode: IntakeMode }> {
+  const { incidentNumber, intakeMode } = await signalsRepo.claimIncidentNumber(trx, input.orgId);
+  const signal: SignalRow = {
+    id: randomUUID(),
+    org_id: input.orgId,
+    incident_number: incidentNumber,
+    status: input.status(intakeMode),
+    ...input.fields,
+    product_id: input.product?.id ?? null,
+    received_at: input.at,
+    source: input.source,
+    reporter_name: null,
+    reporter_contact: null,
+    triage_reason: null,
+    merged_into: null,
+  };
+  await signalsRepo.insert(trx, signal);
+  const details = { incident_number: incidentNumber, product_sku: input.product?.sku ?? null, cve: signal.cve, intake_mode: intakeMode };
+  await appendRegistryEntry(
+    trx,
+    input.orgId,
+    { actor: input.source, action: 'signal.received', subject: `signal ${incidentNumber}`, details },
+    input.at,
+  );
+  return { signal, intakeMode };
+}
+
+/**
+ * A signal the platform raises itself (an exploited vulnerability in a product on the market):
+ * INCOMING whatever the intake mode, since awareness stays a person's decision (art14.md), in
+ * the caller's transaction.
+ */
+export async function raiseSignal(
+  trx: Trx,
+  input: {
+    orgId: string;
+    source: string;
+    at: string;
+    product: { id: string; sku: string };
+    title: string;
+    description: string;
+    cve: string | null;
+  },
+): Promise<SignalRow> {
+  assertStorableText({ description: input.description, title: input.title });
+  const fields = { description: input.description, title: input.title, cve: input.cve, sku: input.product.sku, gtin: null };
+  const { signal } = await storeSignal(trx, { ...input, fields, status: () => SIGNAL_INCOMING });
+  return signal;
+}
+
 export function createIncidentService(database: Database, orgs: OrgService, options: IncidentServiceOptions = {}) {
   const clock = options.clock ?? systemClock;
   const openCase: OpenCaseAtIntake =
@@ -89,29 +153,15 @@ export function createIncidentService(database: Database, orgs: OrgService, opti
       const received = clock();
       const receivedAt = iso(received);
       return database.transaction(async (trx) => {
-        const { incidentNumber, intakeMode } = await signalsRepo.claimIncidentNumber(trx, reporter.orgId);
-        const signal: SignalRow = {
-          id: randomUUID(),
-          org_id: reporter.orgId,
-          incident_number: incidentNumber,
-          status: intakeMode === 'case' ? SIGNAL_CASE_OPENED : SIGNAL_INCOMING,
-          description: input.description,
-          title: optional(input.title),
-          cve: input.cve ?? null,
-          sku,
-          gtin,
-          product_id: product?.id ?? null,
-          received_at: receivedAt,
+        const { signal, intakeMode } = await storeSignal(trx, {
+          orgId: reporter.orgId,
           source: reporter.source,
-          reporter_name: null,
-          reporter_contact: null,
-          triage_reason: null,
-          merged_into: null,
-        };
-        await signalsRepo.insert(trx, signal);
-        const subject = `signal ${incidentNumber}`;
-        const details = { incident_number: incidentNumber, product_sku: product?.sku ?? null, cve: signal.cve, intake_mode: intakeMode };
-        await appendRegistryEntry(trx, reporter.orgId, { actor: reporter.source, action: 'signal.received', subject, details }, receivedAt);
+          at: receivedAt,
+          product,
+          fields: { description: input.description, title: optional(input.title), cve: input.cve ?? null, sku, gtin },
+          status: (mode) => (mode === 'case' ? SIGNAL_CASE_OPENED : SIGNAL_INCOMING),
+        });
+        const incidentNumber = signal.incident_number;
         if (intakeMode !== 'case') {
           return {
             id: signal.id,

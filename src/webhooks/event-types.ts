@@ -7,6 +7,8 @@ export const EVENT_TYPES = [
   'case.closed',
   'key.expiring',
   'registry.verification_failed',
+  'finding.exploited',
+  'findings.new',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

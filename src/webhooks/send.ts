@@ -12,7 +12,7 @@ export interface SendResult {
 }
 
 /** A lookup that answers with the already-checked addresses: the socket connects to nothing else. */
-function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
+export function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
   return (_hostname, options, callback) => {
     const usable = options.family ? addresses.filter((a) => a.family === options.family) : addresses;
     const chosen = usable.length > 0 ? usable : addresses;

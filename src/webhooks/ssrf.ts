@@ -83,24 +83,27 @@ function refuse(message: string): never {
   throw new AppError('validation_failed', message);
 }
 
-/** Parses and checks an endpoint URL without resolving it (what can be said from the text alone). */
-export function parseEndpointUrl(raw: string, allowPrivate: boolean): URL {
+/**
+ * Parses and checks an endpoint URL without resolving it (what can be said from the text alone).
+ * `noun` names the URL in refusals (feeds use the same guard).
+ */
+export function parseEndpointUrl(raw: string, allowPrivate: boolean, noun = 'an endpoint URL'): URL {
   let url: URL;
   try {
     url = new URL(raw.trim());
   } catch {
     refuse(`"${raw}" is not an absolute URL`);
   }
-  if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) refuse('an endpoint URL must use https');
-  if (url.username || url.password) refuse('an endpoint URL may not carry a user name or password');
-  if (!url.hostname) refuse('an endpoint URL needs a host');
-  if (raw.length > 2000) refuse('an endpoint URL may be at most 2000 characters');
+  if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) refuse(`${noun} must use https`);
+  if (url.username || url.password) refuse(`${noun} may not carry a user name or password`);
+  if (!url.hostname) refuse(`${noun} needs a host`);
+  if (raw.length > 2000) refuse(`${noun} may be at most 2000 characters`);
   return url;
 }
 
 /** Resolves the URL's host and refuses it unless every address is admitted by the policy. */
-export async function resolveTarget(raw: string, policy: TargetPolicy): Promise<Target> {
-  const url = parseEndpointUrl(raw, policy.allowPrivate);
+export async function resolveTarget(raw: string, policy: TargetPolicy, noun = 'an endpoint URL'): Promise<Target> {
+  const url = parseEndpointUrl(raw, policy.allowPrivate, noun);
   // WHATWG URL already normalised IPv4 spellings (0x7f.1, 2130706433) to dotted quads.
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   let addresses: ResolvedAddress[];
@@ -119,6 +122,6 @@ export async function resolveTarget(raw: string, policy: TargetPolicy): Promise<
     refuse(`the host "${host}" resolves to ${nonPublic[0]!.address}, a loopback, private, link-local or otherwise non-public address`);
   }
   // Plain http is for private deployments and tests only: never towards the public internet.
-  if (url.protocol === 'http:' && nonPublic.length !== addresses.length) refuse('an endpoint URL must use https');
+  if (url.protocol === 'http:' && nonPublic.length !== addresses.length) refuse(`${noun} must use https`);
   return { url, addresses };
 }

@@ -154,7 +154,7 @@ describe('cra-admin signal, case and score', () => {
     assert.deepEqual(Object.keys(explained).sort(), ['breakdown', 'score']);
     assert.deepEqual(
       explained.breakdown.rules.map((r: { rule: number }) => r.rule),
-      [1, 2, 3, 4],
+      [1, 2, 3, 4, 5],
     );
     assert.equal(explained.score.mttn_seconds, 25 * 3600);
     assert.equal(explained.breakdown.rules[3].penalty, 10);

@@ -102,6 +102,7 @@ describe('scenario: signals → cases → late early warning → missed deadline
         [2, 40],
         [3, 10],
         [4, 10],
+        [5, 0],
       ],
     );
     assert.deepEqual(breakdown.rules[1].inputs.missed, [

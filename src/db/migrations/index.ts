@@ -7,6 +7,7 @@ import { webhooks } from './005-webhooks.js';
 import { writeProbe } from './006-write-probe.js';
 import { gtinDeclared } from './008-gtin-declared.js';
 import { setupLinks } from './009-setup-links.js';
+import { vulnerabilities } from './010-vulnerabilities.js';
 import { signInAttempts } from './011-sign-in-attempts.js';
 
 /**
@@ -22,5 +23,6 @@ export const migrations: readonly PortableMigration[] = [
   writeProbe,
   gtinDeclared,
   setupLinks,
+  vulnerabilities,
   signInAttempts,
 ];

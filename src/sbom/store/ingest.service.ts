@@ -53,8 +53,13 @@ export function createSbomIngestService(
   orgs: { requireOrg(slug: string): Promise<{ id: string }> },
   products: { requireProduct(orgId: string, sku: string): Promise<ProductRow> },
   reader: SbomReader,
-  clock: Clock = systemClock,
+  options: {
+    clock?: Clock;
+    /** Hears each new revision once it is durable (vulnerability matching starts there, off the request's path). */
+    onStored?: (productId: string, componentIds: ArrayLike<number>) => void;
+  } = {},
 ) {
+  const clock = options.clock ?? systemClock;
   const knownComponents = new KnownComponents(KNOWN_COMPONENTS_BYTES);
 
   async function existing(product: ProductRow, digest: string): Promise<IngestResult | null> {
@@ -136,6 +141,7 @@ export function createSbomIngestService(
           );
           return revision;
         });
+        options.onStored?.(product.id, componentIds);
         return {
           created: true,
           revision,

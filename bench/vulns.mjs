@@ -1,0 +1,181 @@
+// Vulnerability intelligence rows (docs/benchmarks.md, `npm run bench -- --only vulns`): the OSV
+// import rate and its peak memory, on records generated in the shape of osv.dev's exports. Each
+// run imports into a fresh database (SQLite by default; with DATABASE_URL=postgres://… a scratch
+// database on that server) through `cra-admin vuln import`, as an operator would, in a process
+// of its own whose peak RSS is read from /proc.
+//
+//   npm run build && node bench/vulns.mjs [--records 200000] [--runs 3]
+import { spawn } from 'node:child_process';
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import yazl from 'yazl';
+import { benchDatabase, peakRssMiB, ROOT } from './sbom-ingest.mjs';
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+/** A small deterministic PRNG (mulberry32), so every run imports the same export. */
+function random(seed) {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const ECOSYSTEMS = [
+  {
+    ecosystem: 'npm',
+    name: (i) => `pkg-${i % 40_000}`,
+    version: (r) => `${1 + Math.floor(r() * 5)}.${Math.floor(r() * 20)}.${Math.floor(r() * 30)}`,
+  },
+  {
+    ecosystem: 'PyPI',
+    name: (i) => `py_pkg.${i % 30_000}`,
+    version: (r) => `${1 + Math.floor(r() * 5)}.${Math.floor(r() * 20)}.${Math.floor(r() * 30)}`,
+  },
+  {
+    ecosystem: 'Go',
+    name: (i) => `github.com/org${i % 3_000}/mod${i % 20_000}`,
+    version: (r) => `${Math.floor(r() * 3)}.${Math.floor(r() * 20)}.${Math.floor(r() * 30)}`,
+  },
+  {
+    ecosystem: 'Maven',
+    name: (i) => `org.example${i % 2_000}:artifact-${i % 25_000}`,
+    version: (r) => `${1 + Math.floor(r() * 5)}.${Math.floor(r() * 20)}.${Math.floor(r() * 30)}`,
+  },
+];
+const LOREM =
+  'An attacker who can send crafted input to the affected component can cause it to read or write out of bounds, leading to denial of service or, in some configurations, execution of code. ';
+
+/** One record shaped like osv.dev's: aliases, summary, details, severity, affected ranges, references. */
+export function generatedRecord(i, r = random(i + 1)) {
+  const kind = ECOSYSTEMS[i % ECOSYSTEMS.length];
+  const year = 2015 + (i % 11);
+  const cve = `CVE-${year}-${String(10_000 + i).padStart(5, '0')}`;
+  const ghsa = `GHSA-${i.toString(36).padStart(4, 'x')}-${(i * 7).toString(36).padStart(4, 'y').slice(-4)}-${(i * 13).toString(36).padStart(4, 'z').slice(-4)}`;
+  const introduced = r() < 0.4 ? '0' : kind.version(r);
+  const fixed = kind.version(r);
+  const affected = [
+    {
+      package: { ecosystem: kind.ecosystem, name: kind.name(i) },
+      ranges: [{ type: kind.ecosystem === 'Go' || kind.ecosystem === 'npm' ? 'SEMVER' : 'ECOSYSTEM', events: [{ introduced }, { fixed }] }],
+      ...(r() < 0.3 ? { versions: [fixed.replace(/\d+$/, '0')] } : {}),
+      database_specific: { source: `https://example.org/${kind.ecosystem}/${i}.json` },
+    },
+  ];
+  return {
+    schema_version: '1.6.0',
+    id: kind.ecosystem === 'Go' ? `GO-${year}-${String(i).padStart(5, '0')}` : kind.ecosystem === 'PyPI' ? `PYSEC-${year}-${i}` : ghsa,
+    modified: `${year + 1}-0${1 + (i % 9)}-1${i % 10}T10:00:00Z`,
+    published: `${year}-0${1 + (i % 9)}-1${i % 10}T10:00:00Z`,
+    aliases: kind.ecosystem === 'npm' || kind.ecosystem === 'Maven' ? [cve] : [cve, ghsa],
+    summary: `Out-of-bounds access in ${kind.name(i)}`,
+    details: LOREM.repeat(1 + Math.floor(r() * 4)),
+    severity: r() < 0.6 ? [{ type: 'CVSS_V3', score: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H' }] : [],
+    affected,
+    references: [
+      { type: 'ADVISORY', url: `https://nvd.nist.gov/vuln/detail/${cve}` },
+      { type: 'WEB', url: `https://github.com/example/${i}/issues/${i % 997}` },
+      { type: 'PACKAGE', url: `https://example.org/packages/${kind.name(i)}` },
+    ],
+  };
+}
+
+/** osv.dev's layout: one `ID.json` per record in a zip, written as it is generated. */
+export function generatedExport(path, records) {
+  return new Promise((resolve, reject) => {
+    const zip = new yazl.ZipFile();
+    for (let i = 0; i < records; i++) {
+      const record = generatedRecord(i);
+      zip.addBuffer(Buffer.from(JSON.stringify(record, null, 2)), `${record.id}.json`);
+    }
+    zip.end();
+    zip.outputStream.pipe(createWriteStream(path)).on('close', resolve).on('error', reject);
+  });
+}
+
+/** `cra-admin vuln import FILE --json` in a process of its own; its summary and peak RSS. */
+function importInProcess(databaseUrl, file) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(ROOT, 'dist/cli/main.js'), 'vuln', 'import', file, '--json'], {
+      env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', CONSOLE_SECRET: 'bench' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    let peak = 0;
+    const timer = setInterval(() => (peak = Math.max(peak, peakRssMiB(child.pid) ?? 0)), 100);
+    child.stdout.on('data', (d) => (out += d));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearInterval(timer);
+      if (code !== 0) return reject(new Error(`vuln import exited ${code}`));
+      resolve({ summary: JSON.parse(out), peakRssMiB: peak });
+    });
+  });
+}
+
+async function migrate(databaseUrl) {
+  await new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(ROOT, 'dist/cli/main.js'), 'migrate'], {
+      env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl },
+      stdio: 'ignore',
+    });
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`migrate exited ${code}`))));
+  });
+}
+
+export async function runVulnBench({ records = 200_000, runs = 3 } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'cra-bench-vulns-'));
+  const file = join(dir, 'all.zip');
+  try {
+    const started = performance.now();
+    await generatedExport(file, records);
+    console.log(`generated ${records.toLocaleString('en')} OSV records in ${Math.round(performance.now() - started)} ms`);
+    const rates = [];
+    const peaks = [];
+    for (let run = 0; run < runs; run++) {
+      const database = await benchDatabase(process.env.DATABASE_URL);
+      try {
+        await migrate(database.url);
+        const { summary, peakRssMiB: peak } = await importInProcess(database.url, file);
+        if (summary.new + summary.withdrawn !== records)
+          throw new Error(`imported ${summary.new} of ${records}: ${JSON.stringify(summary.skipped.slice(0, 3))}`);
+        const rate = Math.round((records / summary.took_ms) * 1000);
+        rates.push(rate);
+        peaks.push(peak);
+        console.log(`  run ${run + 1} (${database.backend}): ${summary.took_ms} ms, ${rate} records/s, peak RSS ${peak} MiB`);
+      } finally {
+        await database.drop();
+      }
+    }
+    const row = {
+      name: `OSV import, ${records.toLocaleString('en')} new records (generated, osv.dev's shape)`,
+      records_per_second: median(rates),
+      records_per_second_range: [Math.min(...rates), Math.max(...rates)],
+      peak_rss_mib: median(peaks),
+      peak_rss_mib_range: [Math.min(...peaks), Math.max(...peaks)],
+      goal: '≥ 10,000 records/s; peak RSS < 300 MiB',
+    };
+    row.met = row.records_per_second >= 10_000 && row.peak_rss_mib < 300 ? 'met' : 'MISSED';
+    return [row];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const arg = (name, fallback) => {
+    const i = process.argv.indexOf(`--${name}`);
+    return i > 0 ? Number(process.argv[i + 1]) : fallback;
+  };
+  const rows = await runVulnBench({ records: arg('records', 200_000), runs: arg('runs', 3) });
+  console.log(JSON.stringify(rows, null, 2));
+}

@@ -1,0 +1,94 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { ANALYSIS_STATES, JUSTIFICATIONS, RESPONSES } from '../../vulns/vulns.schemas.js';
+import { action, timestampOption } from '../context.js';
+import { table } from '../output.js';
+
+export function findingCommand(): Command {
+  const finding = new Command('finding').description('which products carry a known vulnerability, and their analysis');
+  finding
+    .command('list')
+    .description("the organisation's findings, exploited first, then by CVSS and EPSS")
+    .requiredOption('--org <slug>', 'organisation')
+    .option('--sku <sku>', 'one product')
+    .option('--vuln <id>', 'one vulnerability (any id or alias)')
+    .option('--exploited', 'only those in CISA KEV or EU KEV')
+    .addOption(new Option('--state <state>', 'only this analysis state').choices([...ANALYSIS_STATES]))
+    .action(
+      action(async (ctx, opts: { org: string; sku?: string; vuln?: string; exploited?: boolean; state?: string }) => {
+        const list = await ctx.vulns.listFindings(opts.org, opts);
+        const rows = list.findings.map((f) => ({
+          vulnerability: f.vulnerability,
+          exploited: f.exploited.cisa_kev || f.exploited.eu_kev ? 'yes' : '',
+          cvss: f.cvss?.score ?? null,
+          epss: f.epss?.score ?? null,
+          sku: f.product_sku,
+          releases: f.releases,
+          component: `${f.component.name}${f.component.version ? ` ${f.component.version}` : ''}`,
+          fixed: f.fixed_versions,
+          state: f.state,
+        }));
+        return {
+          json: list,
+          text: table(rows, ['vulnerability', 'exploited', 'cvss', 'epss', 'sku', 'releases', 'component', 'fixed', 'state']),
+        };
+      }),
+    );
+  finding
+    .command('analyse')
+    .description('record the analysis of a vulnerability on a product (or all products that have it); a registry entry each')
+    .requiredOption('--org <slug>', 'organisation')
+    .option('--sku <sku>', 'the product')
+    .option('--all-products', 'every product of the organisation that has the finding')
+    .requiredOption('--vuln <id>', 'the vulnerability (any id or alias)')
+    .addOption(new Option('--state <state>', 'CycloneDX analysis state').choices([...ANALYSIS_STATES]).makeOptionMandatory())
+    .addOption(new Option('--justification <j>', 'why not_affected').choices([...JUSTIFICATIONS]))
+    .option(`--response <r>`, `a response, repeated for several: ${RESPONSES.join(', ')}`, (value: string, previous: string[] = []) => {
+      if (!(RESPONSES as readonly string[]).includes(value)) throw new InvalidArgumentError(`Allowed choices are ${RESPONSES.join(', ')}.`);
+      return [...previous, value];
+    })
+    .option('--detail <text>', 'the analysis in words')
+    .option('--future', 'also for findings of this vulnerability (and component) that appear later')
+    .option('--until <timestamp>', 'with --future: the rule ends then (RFC 3339)', timestampOption)
+    .action(
+      action(
+        async (
+          ctx,
+          opts: {
+            org: string;
+            sku?: string;
+            allProducts?: boolean;
+            vuln: string;
+            state: string;
+            justification?: string;
+            response?: string[];
+            detail?: string;
+            future?: boolean;
+            until?: Date;
+          },
+        ) => {
+          const result = await ctx.vulns.analyse({ ...opts, responses: opts.response, actor: 'cli' });
+          const rule = result.rule ? `; rule ${result.rule} for later findings` : '';
+          return {
+            json: result,
+            text: `${result.vulnerability} analysed as ${opts.state} on ${result.products.join(', ') || 'no product yet'}${rule}`,
+          };
+        },
+      ),
+    );
+  finding
+    .command('coverage')
+    .description("components of each product's latest revisions that can be matched, and why the others cannot")
+    .requiredOption('--org <slug>', 'organisation')
+    .option('--sku <sku>', 'one product')
+    .action(
+      action(async (ctx, opts: { org: string; sku?: string }) => {
+        const coverage = await ctx.vulns.coverage(opts.org, opts.sku);
+        const rows = coverage.map((c) => ({ sku: c.sku, components: c.components, matchable: c.matchable, ...c.not_matchable }));
+        return {
+          json: coverage,
+          text: table(rows, ['sku', 'components', 'matchable', 'no_purl', 'ecosystem_not_covered', 'version_unparsable']),
+        };
+      }),
+    );
+  return finding;
+}

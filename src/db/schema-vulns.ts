@@ -1,0 +1,186 @@
+import type { Generated, Selectable } from 'kysely';
+
+// The tables of vulnerability intelligence (migration 010, vulnerabilities.md), apart from
+// schema.ts so each feature's tables read together. JSON columns hold canonical JSON text.
+
+export interface VulnFeedsTable {
+  /** 'osv' | 'cisa-kev' | 'eu-kev' | 'epss'. */
+  kind: string;
+  /** The file or URL of the last import. */
+  source: string;
+  last_import_at: string;
+  /** The latest `published` (OSV), `dateAdded` / `dateReported` (KEV) or score date (EPSS) seen. */
+  newest: string | null;
+}
+
+export interface VulnFeedSourcesTable {
+  url: string;
+  kind: string;
+  etag: string | null;
+  last_modified: string | null;
+  fetched_at: string;
+}
+
+export interface VulnRecordsTable {
+  id: string;
+  /** The alias group: the record's one CVE, else its own id. */
+  vuln_key: string;
+  /** SHA-256 of the record's canonical JSON: unchanged records are skipped. */
+  digest: string;
+  summary: string | null;
+  details: string | null;
+  /** JSON array of strings. */
+  aliases: string;
+  /** JSON array of OSV severity objects ({type, score}). */
+  severity: string;
+  /** JSON array of OSV affected entries (package, ranges, versions). */
+  affected: string;
+  /** JSON array of OSV references ({type, url}). */
+  references: string;
+  published: string | null;
+  modified: string | null;
+  withdrawn: string | null;
+  imported_at: string;
+}
+
+export interface VulnRecordPackagesTable {
+  package_key: string;
+  record_id: string;
+}
+
+export interface VulnAliasesTable {
+  alias: string;
+  record_id: string;
+}
+
+export interface KevEntriesTable {
+  /** 'cisa' | 'eu'. */
+  source: string;
+  cve: string;
+  euvd: string | null;
+  date_added: string | null;
+  ransomware: string | null;
+  /** The catalogue's entry as published (JSON). */
+  data: string;
+}
+
+export interface EpssScoresTable {
+  cve: string;
+  score: number;
+  percentile: number;
+  score_date: string | null;
+}
+
+export interface VulnerabilitiesTable {
+  vuln_key: string;
+  cve: string | null;
+  euvd: string | null;
+  summary: string | null;
+  /** JSON array: every id and alias of the group's records. */
+  aliases: string;
+  cvss_score: number | null;
+  cvss_vector: string | null;
+  epss_score: number | null;
+  epss_percentile: number | null;
+  /** JSON: {date_added, ransomware, …} when in CISA KEV. */
+  cisa_kev: string | null;
+  /** JSON: {date_reported, euvd, …} when in EU KEV. */
+  eu_kev: string | null;
+  exploited: number;
+  updated_at: string;
+}
+
+export interface PackageVersionsTable {
+  id: Generated<number>;
+  package_key: string;
+  version: string;
+  ecosystem: string;
+}
+
+/** A component as the matcher read its purl. */
+export interface ComponentPackagesTable {
+  component_id: number;
+  /** Null when the component cannot be matched. */
+  package_version_id: number | null;
+  /** 'matchable', 'version_unparsable' (matched by exact versions only), or why not: 'no_purl', 'invalid_purl', 'ecosystem_not_covered', 'no_version'. */
+  status: string;
+}
+
+export interface VulnMatchesTable {
+  package_version_id: number;
+  record_id: string;
+}
+
+export interface FindingsTable {
+  org_id: string;
+  product_id: string;
+  component_id: number;
+  vuln_key: string;
+  /** JSON array of the release versions whose latest revision holds the component. */
+  releases: string;
+  first_seen_at: string;
+  /** When no latest revision holds it any more (upgraded away), and which revision did that. */
+  gone_at: string | null;
+  gone_with: string | null;
+  exploited: number;
+  cvss_score: number | null;
+  epss_score: number | null;
+}
+
+export interface FindingAnalysesTable {
+  org_id: string;
+  product_id: string;
+  vuln_key: string;
+  state: string;
+  justification: string | null;
+  /** JSON array of responses. */
+  responses: string;
+  detail: string | null;
+  updated_at: string;
+  updated_by: string;
+}
+
+export interface AnalysisRulesTable {
+  id: string;
+  org_id: string;
+  vuln_key: string;
+  /** The component's purl the rule is for; null: any component. */
+  purl: string | null;
+  state: string;
+  justification: string | null;
+  responses: string;
+  detail: string | null;
+  until: string | null;
+  created_at: string;
+  created_by: string;
+}
+
+export interface ExploitedSignalsTable {
+  org_id: string;
+  product_id: string;
+  vuln_key: string;
+  signal_id: string;
+  raised_at: string;
+}
+
+export interface VulnTables {
+  vuln_feeds: VulnFeedsTable;
+  vuln_feed_sources: VulnFeedSourcesTable;
+  vuln_records: VulnRecordsTable;
+  vuln_record_packages: VulnRecordPackagesTable;
+  vuln_aliases: VulnAliasesTable;
+  kev_entries: KevEntriesTable;
+  epss_scores: EpssScoresTable;
+  vulnerabilities: VulnerabilitiesTable;
+  package_versions: PackageVersionsTable;
+  component_packages: ComponentPackagesTable;
+  vuln_matches: VulnMatchesTable;
+  findings: FindingsTable;
+  finding_analyses: FindingAnalysesTable;
+  analysis_rules: AnalysisRulesTable;
+  exploited_signals: ExploitedSignalsTable;
+}
+
+export type VulnRecordRow = Selectable<VulnRecordsTable>;
+export type VulnerabilityRow = Selectable<VulnerabilitiesTable>;
+export type FindingRow = Selectable<FindingsTable>;

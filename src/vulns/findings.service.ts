@@ -1,0 +1,263 @@
+import { type Database, isUniqueViolation, type Trx } from '../db/index.js';
+import type { ProductRow } from '../db/schema.js';
+import type { FindingRow } from '../db/schema-vulns.js';
+import { raiseSignal } from '../incidents/incidents.service.js';
+import { appendRegistryEntry } from '../registry/append-entry.js';
+import { decodeIds } from '../sbom/store/id-list.js';
+import { iso, systemClock, type Clock } from '../shared/time.js';
+import { emitEvent } from '../webhooks/emit-event.js';
+import { analysisRepo } from './store/analysis.repo.js';
+import { findingsRepo } from './store/findings.repo.js';
+
+// Findings: which products carry which vulnerability, kept in step with the products' latest
+// revisions and the matches; and the step no other tool takes, from an exploited finding on a
+// product on the market to an inbound signal for Article 14 (vulnerabilities.md).
+
+/** Who the platform is when it raises a signal or applies a rule. */
+export const PLATFORM_ACTOR = 'platform:vulnerability-intelligence';
+
+export interface ProductRun {
+  orgId: string;
+  product: ProductRow;
+  /** Findings that appeared in this run. */
+  added: FindingRow[];
+  /** Findings no latest revision holds any more. */
+  gone: number;
+}
+
+/** Whether the product is on the market: active, and its end of support not passed. */
+export function onTheMarket(product: Pick<ProductRow, 'status' | 'end_of_support'>, now: Date): boolean {
+  return product.status === 'active' && (product.end_of_support === null || Date.parse(product.end_of_support) > now.getTime());
+}
+
+export function createFindingsEngine(database: Database, options: { clock?: Clock } = {}) {
+  const clock = options.clock ?? systemClock;
+  const { db } = database;
+
+  /**
+   * Brings the product's findings in step with its latest revisions and the matches: new ones
+   * recorded (with the organisation's rules applied), gone ones marked with the revision that
+   * dropped them, the releases of the others updated. Then the exploited ones raise their signal.
+   */
+  async function refreshProduct(productId: string): Promise<ProductRun | null> {
+    const product = await db.selectFrom('products').selectAll().where('id', '=', productId).executeTakeFirst();
+    if (!product) return null;
+    const at = iso(clock());
+    const latest = await findingsRepo.latestRevisions(db, productId);
+    const releasesOf = new Map<number, Set<string>>();
+    for (const revision of latest) {
+      for (const id of decodeIds(revision.component_ids)) {
+        const set = releasesOf.get(id) ?? new Set<string>();
+        set.add(revision.release_version);
+        releasesOf.set(id, set);
+      }
+    }
+    const matches = await findingsRepo.matchesOf(db, [...releasesOf.keys()]);
+    const wanted = new Map<string, { componentId: number; vulnKey: string; releases: string }>();
+    for (const [componentId, keys] of matches) {
+      const releases = JSON.stringify([...releasesOf.get(componentId)!].sort());
+      for (const vulnKey of keys) wanted.set(`${componentId}\u0000${vulnKey}`, { componentId, vulnKey, releases });
+    }
+    const stored = await findingsRepo.ofProduct(db, productId);
+    const newest = latest.reduce<(typeof latest)[number] | null>((a, b) => (a === null || b.ingested_at > a.ingested_at ? b : a), null);
+    const scores = await findingsRepo.scoresOf(db, [...new Set([...wanted.values()].map((w) => w.vulnKey))]);
+    const added: FindingRow[] = [];
+    let gone = 0;
+    await database.transaction(async (trx) => {
+      for (const row of stored) {
+        const want = wanted.get(`${row.component_id}\u0000${row.vuln_key}`);
+        wanted.delete(`${row.component_id}\u0000${row.vuln_key}`);
+        if (!want && row.gone_at === null) {
+          gone++;
+          const by = newest ? `${newest.release_version} revision ${newest.revision}` : null;
+          await findingsRepo.update(trx, row, { gone_at: at, gone_with: by });
+        } else if (want && (row.gone_at !== null || row.releases !== want.releases)) {
+          await findingsRepo.update(trx, row, { gone_at: null, gone_with: null, releases: want.releases });
+        }
+      }
+      for (const w of wanted.values()) {
+        const score = scores.get(w.vulnKey);
+        added.push({
+          org_id: product.org_id,
+          product_id: productId,
+          component_id: w.componentId,
+          vuln_key: w.vulnKey,
+          releases: w.releases,
+          first_seen_at: at,
+          gone_at: null,
+          gone_with: null,
+          exploited: score?.exploited ?? 0,
+          cvss_score: score?.cvss_score ?? null,
+          epss_score: score?.epss_score ?? null,
+        });
+      }
+      await findingsRepo.insert(trx, added);
+      if (added.length) await applyRules(trx, product, added, at);
+      if (added.length) await announceNew(trx, product, added, at);
+      // Recorded like every other change (and what the compliance score's cached inputs follow).
+      if (added.length || gone) {
+        const details = { new: added.length, resolved: gone, vulnerabilities: [...new Set(added.map((f) => f.vuln_key))].slice(0, 50) };
+        await appendRegistryEntry(
+          trx,
+          product.org_id,
+          { actor: PLATFORM_ACTOR, action: 'findings.changed', subject: product.sku, details },
+          at,
+        );
+      }
+    });
+    await raiseExploited(product);
+    return { orgId: product.org_id, product, added, gone };
+  }
+
+  /** The organisation's rules for vulnerabilities that appear later, applied to new findings. */
+  async function applyRules(trx: Trx, product: ProductRow, added: readonly FindingRow[], at: string): Promise<void> {
+    const keys = [...new Set(added.map((f) => f.vuln_key))];
+    const rules = (await analysisRepo.rulesFor(trx, product.org_id, keys)).filter((r) => r.until === null || r.until > at);
+    if (rules.length === 0) return;
+    const purls = await analysisRepo.purlsOf(
+      trx,
+      added.map((f) => f.component_id),
+    );
+    for (const key of keys) {
+      const findingPurls = added.filter((f) => f.vuln_key === key).map((f) => purls.get(f.component_id) ?? null);
+      const rule = rules.find((r) => r.vuln_key === key && (r.purl === null || findingPurls.includes(r.purl)));
+      if (!rule || (await analysisRepo.analysis(trx, product.id, key))) continue;
+      const analysis = { state: rule.state, justification: rule.justification, responses: rule.responses, detail: rule.detail };
+      await analysisRepo.save(trx, {
+        org_id: product.org_id,
+        product_id: product.id,
+        vuln_key: key,
+        ...analysis,
+        updated_at: at,
+        updated_by: `rule:${rule.id}`,
+      });
+      await appendRegistryEntry(
+        trx,
+        product.org_id,
+        {
+          actor: `rule:${rule.id}`,
+          action: 'finding.analysed',
+          subject: `${product.sku} ${key}`,
+          details: { vulnerability: key, product_sku: product.sku, state: rule.state, rule: rule.id },
+        },
+        at,
+      );
+    }
+  }
+
+  /** `findings.new`: one event per product and run, never one per finding. */
+  async function announceNew(trx: Trx, product: ProductRow, added: readonly FindingRow[], at: string): Promise<void> {
+    const keys = [...new Set(added.map((f) => f.vuln_key))];
+    const exploited = new Set(added.filter((f) => f.exploited).map((f) => f.vuln_key));
+    const best = new Map<string, FindingRow>();
+    for (const f of added) if (!best.has(f.vuln_key)) best.set(f.vuln_key, f);
+    const top = [...best.values()]
+      .sort(bySeverity)
+      .slice(0, 10)
+      .map((f) => f.vuln_key);
+    await emitEvent(
+      trx,
+      product.org_id,
+      'findings.new',
+      { product_sku: product.sku, new: keys.length, exploited: exploited.size, top },
+      at,
+    );
+  }
+
+  /**
+   * One INCOMING signal (and `finding.exploited`) per product and exploited vulnerability, ever,
+   * for a product on the market whose analysis does not rule it out.
+   */
+  async function raiseExploited(product: ProductRow): Promise<number> {
+    const now = clock();
+    if (!onTheMarket(product, now)) return 0;
+    const candidates = await analysisRepo.exploitedUnsignalled(db, product.id);
+    let raised = 0;
+    for (const c of candidates) {
+      const at = iso(clock());
+      const done = await database
+        .transaction(async (trx) => {
+          if (await analysisRepo.signalled(trx, product.id, c.vuln_key)) return false;
+          const component = `${c.name}${c.version ? ` ${c.version}` : ''}`;
+          const name = c.cve ?? c.vuln_key;
+          const signal = await raiseSignal(trx, {
+            orgId: product.org_id,
+            source: PLATFORM_ACTOR,
+            at,
+            product,
+            title: `Actively exploited ${name} in ${component}`.slice(0, 120),
+            description: [
+              `${name} is listed as actively exploited (${[c.cisa_kev ? 'CISA KEV' : null, c.eu_kev ? 'EU KEV' : null].filter(Boolean).join(', ')}).`,
+              c.summary ? `Advisory: ${c.summary}` : null,
+              `Component: ${component}${c.purl ? ` (${c.purl})` : ''}, in ${product.sku} releases ${(JSON.parse(c.releases) as string[]).join(', ')}.`,
+              `Matched by the platform at ${at}.`,
+            ]
+              .filter(Boolean)
+              .join('\n'),
+            cve: c.cve,
+          });
+          // Its key makes this once per product and vulnerability: a second instance's insert fails
+          // and its whole transaction, signal included, is undone.
+          await analysisRepo.recordSignal(trx, {
+            org_id: product.org_id,
+            product_id: product.id,
+            vuln_key: c.vuln_key,
+            signal_id: signal.id,
+            raised_at: at,
+          });
+          await emitEvent(
+            trx,
+            product.org_id,
+            'finding.exploited',
+            {
+              product_sku: product.sku,
+              vulnerability: c.vuln_key,
+              cve: c.cve,
+              euvd: c.euvd,
+              component: { name: c.name, version: c.version, purl: c.purl },
+              exploited: { cisa_kev: c.cisa_kev ? JSON.parse(c.cisa_kev) : null, eu_kev: c.eu_kev ? JSON.parse(c.eu_kev) : null },
+              incident_number: signal.incident_number,
+            },
+            at,
+          );
+          return true;
+        })
+        .catch((error: unknown) => {
+          if (isUniqueViolation(error)) return false;
+          throw error;
+        });
+      if (done) raised++;
+    }
+    return raised;
+  }
+
+  return {
+    refreshProduct,
+    raiseExploited,
+
+    /** The products whose findings may change when these package versions' matches changed. */
+    async productsOfPackageVersions(packageVersionIds: readonly number[]): Promise<string[]> {
+      const products = new Set<string>();
+      for (const [orgId, componentIds] of await findingsRepo.componentsOf(db, packageVersionIds)) {
+        for (const id of await findingsRepo.productsHolding(db, orgId, componentIds)) products.add(id);
+      }
+      return [...products];
+    },
+
+    /** The products with live findings of these groups (whose exploited state may have changed). */
+    async productsOfGroups(vulnKeys: readonly string[]): Promise<string[]> {
+      const products = new Set<string>();
+      for (let i = 0; i < vulnKeys.length; i += 500) {
+        for (const row of await findingsRepo.productsWith(db, vulnKeys.slice(i, i + 500))) products.add(row.product_id);
+      }
+      return [...products];
+    },
+  };
+}
+
+/** Exploited first, then by CVSS, then by EPSS (the order every list of findings uses). */
+export function bySeverity(a: Pick<FindingRow, 'exploited' | 'cvss_score' | 'epss_score'>, b: typeof a): number {
+  return b.exploited - a.exploited || (b.cvss_score ?? -1) - (a.cvss_score ?? -1) || (b.epss_score ?? -1) - (a.epss_score ?? -1);
+}
+
+export type FindingsEngine = ReturnType<typeof createFindingsEngine>;

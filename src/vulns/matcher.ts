@@ -1,0 +1,238 @@
+import { setImmediate as turn } from 'node:timers/promises';
+import type { Database } from '../db/index.js';
+import type { OsvAffectedEntry } from './feeds/osv-record.js';
+import { affects } from './match/osv-range.js';
+import { packageOfOsv, packageOfPurl } from './match/purl.js';
+import { orderOf } from './match/version-order.js';
+
+// Matching, platform-wide: each component's purl is read once into a package version, and each
+// distinct package version is matched once against the records that name its package; a
+// changed record is matched again against the package versions of its packages only.
+
+const CHUNK = 500;
+
+/** What a component's purl says for matching: a package version, or why it has none (coverage). */
+export function readPurl(purl: string | null): { key: string; version: string; ecosystem: string; status: string } | { status: string } {
+  if (!purl) return { status: 'no_purl' };
+  const read = packageOfPurl(purl);
+  if ('unmatchable' in read) return { status: read.unmatchable };
+  if (read.version === null) return { status: 'no_version' };
+  const order = orderOf(read.ecosystem);
+  // A version the order cannot parse still matches exact `versions[]` entries, never a range.
+  return {
+    key: read.key,
+    version: read.version,
+    ecosystem: read.ecosystem,
+    status: order?.valid(read.version) ? 'matchable' : 'version_unparsable',
+  };
+}
+
+/** The ids of `record`'s affected entries' packages, as the join key. */
+export function packageKeysOf(affected: readonly OsvAffectedEntry[]): string[] {
+  const keys = new Set<string>();
+  for (const entry of affected) {
+    const pkg = entry.package && packageOfOsv(entry.package);
+    if (pkg) keys.add(pkg.key);
+  }
+  return [...keys];
+}
+
+/** Whether a record's affected entries put `version` of the package `key` in range. */
+export function recordAffects(affected: readonly OsvAffectedEntry[], key: string, version: string): boolean {
+  for (const entry of affected) {
+    const pkg = entry.package && packageOfOsv(entry.package);
+    if (pkg?.key === key && affects(entry, version, orderOf(pkg.ecosystem))) return true;
+  }
+  return false;
+}
+
+async function inChunks<T>(items: readonly T[], run: (chunk: T[]) => Promise<void>): Promise<void> {
+  for (let i = 0; i < items.length; i += CHUNK) {
+    await run(items.slice(i, i + CHUNK));
+    // Long runs give the event loop a turn between chunks: requests keep being served.
+    await turn();
+  }
+}
+
+export function createMatcher(database: Database) {
+  const { db } = database;
+
+  /** The package versions of `pairs`, made where missing; → id per `key\0version`. */
+  async function packageVersionIds(
+    pairs: ReadonlyArray<{ key: string; version: string; ecosystem: string }>,
+  ): Promise<Map<string, number>> {
+    const ids = new Map<string, number>();
+    const wanted = new Map(pairs.map((p) => [`${p.key}\u0000${p.version}`, p]));
+    await inChunks([...wanted.values()], async (chunk) => {
+      await db
+        .insertInto('package_versions')
+        .values(chunk.map((p) => ({ package_key: p.key, version: p.version, ecosystem: p.ecosystem })))
+        .onConflict((oc) => oc.columns(['package_key', 'version']).doNothing())
+        .execute();
+      const keys = [...new Set(chunk.map((p) => p.key))];
+      const rows = await db
+        .selectFrom('package_versions')
+        .select(['id', 'package_key', 'version'])
+        .where('package_key', 'in', keys)
+        .execute();
+      for (const row of rows) {
+        const k = `${row.package_key}\u0000${row.version}`;
+        if (wanted.has(k)) ids.set(k, Number(row.id));
+      }
+    });
+    return ids;
+  }
+
+  /** Matches `versions` against every live record naming their packages, replacing their matches. */
+  async function matchVersions(versions: ReadonlyArray<{ id: number; key: string; version: string }>): Promise<void> {
+    await inChunks(versions, async (chunk) => {
+      const keys = [...new Set(chunk.map((v) => v.key))];
+      const records = await db
+        .selectFrom('vuln_record_packages as p')
+        .innerJoin('vuln_records as r', 'r.id', 'p.record_id')
+        .select(['p.package_key', 'r.id', 'r.affected'])
+        .where('p.package_key', 'in', keys)
+        .where('r.withdrawn', 'is', null)
+        .execute();
+      const byKey = new Map<string, Array<{ id: string; affected: OsvAffectedEntry[] }>>();
+      for (const r of records) {
+        byKey.set(r.package_key, [
+          ...(byKey.get(r.package_key) ?? []),
+          { id: r.id, affected: JSON.parse(r.affected) as OsvAffectedEntry[] },
+        ]);
+      }
+      const matches: unknown[] = [];
+      for (const v of chunk) {
+        for (const record of byKey.get(v.key) ?? []) if (recordAffects(record.affected, v.key, v.version)) matches.push(v.id, record.id);
+      }
+      await database.transaction(async (trx) => {
+        await trx
+          .deleteFrom('vuln_matches')
+          .where(
+            'package_version_id',
+            'in',
+            chunk.map((v) => v.id),
+          )
+          .execute();
+        await database.bulkInsert(trx, 'vuln_matches', ['package_version_id', 'record_id'], matches);
+      });
+    });
+  }
+
+  return {
+    /**
+     * Reads the purls of the components among `componentIds` not read yet, and matches the
+     * package versions that had never been matched. Returns the package versions of the read
+     * components (new or not).
+     */
+    async readComponents(componentIds: readonly number[]): Promise<number[]> {
+      const read: Array<{ id: number; purl: string | null }> = [];
+      await inChunks(componentIds, async (chunk) => {
+        const rows = await db
+          .selectFrom('components as c')
+          .leftJoin('component_packages as cp', 'cp.component_id', 'c.id')
+          .select(['c.id', 'c.purl'])
+          .where('c.id', 'in', chunk)
+          .where('cp.component_id', 'is', null)
+          .execute();
+        for (const row of rows) read.push({ id: Number(row.id), purl: row.purl });
+      });
+      if (read.length === 0) return [];
+      const readings = read.map((c) => ({ id: c.id, reading: readPurl(c.purl) }));
+      const pairs = readings.flatMap(({ reading }) => ('key' in reading ? [reading] : []));
+      const ids = await packageVersionIds(pairs);
+      const known = await matchedAlready([...new Set(ids.values())]);
+      const fresh = [...ids]
+        .filter(([, id]) => !known.has(id))
+        .map(([k, id]) => ({ id, key: k.split('\u0000')[0]!, version: k.split('\u0000')[1]! }));
+      // Matches first, then the components' rows: a component with a row is a matched one.
+      await matchVersions(fresh);
+      const rows = readings.map(({ id, reading }) => ({
+        id,
+        packageVersion: 'key' in reading ? ids.get(`${reading.key}\u0000${reading.version}`)! : null,
+        status: reading.status,
+      }));
+      await inChunks(rows, (chunk) =>
+        database.transaction(async (trx) => {
+          // Another instance may have read some of them meanwhile: theirs stand.
+          const done = await trx
+            .selectFrom('component_packages')
+            .select('component_id')
+            .where(
+              'component_id',
+              'in',
+              chunk.map((r) => r.id),
+            )
+            .execute();
+          const skip = new Set(done.map((d) => Number(d.component_id)));
+          const values = chunk.filter((r) => !skip.has(r.id)).flatMap((r) => [r.id, r.packageVersion, r.status]);
+          await database.bulkInsert(trx, 'component_packages', ['component_id', 'package_version_id', 'status'], values);
+        }),
+      );
+      return [...new Set(ids.values())];
+    },
+
+    /**
+     * Reads every component not read yet (those stored while no OSV record was held, or whose
+     * reading an instance stopped before finishing), in id order, a slice at a time.
+     */
+    async readUnread(): Promise<void> {
+      for (let after = 0; ; ) {
+        const rows = await db
+          .selectFrom('components as c')
+          .leftJoin('component_packages as cp', 'cp.component_id', 'c.id')
+          .select('c.id')
+          .where('c.id', '>', after)
+          .where('cp.component_id', 'is', null)
+          .orderBy('c.id')
+          .limit(5_000)
+          .execute();
+        if (rows.length === 0) return;
+        const ids = rows.map((r) => Number(r.id));
+        await this.readComponents(ids);
+        after = ids[ids.length - 1]!;
+      }
+    },
+
+    /** Whether any OSV record is held: until one is, there is nothing to match components against. */
+    async anyRecords(): Promise<boolean> {
+      return (await db.selectFrom('vuln_records').select('id').limit(1).executeTakeFirst()) !== undefined;
+    },
+
+    /**
+     * Matches again every package version of `packageKeys` (the packages that imported, changed or
+     * withdrawn records name, before and after). Returns those package versions.
+     */
+    async rematchPackages(packageKeys: readonly string[]): Promise<number[]> {
+      const versions: Array<{ id: number; key: string; version: string }> = [];
+      await inChunks(packageKeys, async (chunk) => {
+        const rows = await db
+          .selectFrom('package_versions')
+          .select(['id', 'package_key', 'version'])
+          .where('package_key', 'in', chunk)
+          .execute();
+        for (const r of rows) versions.push({ id: Number(r.id), key: r.package_key, version: r.version });
+      });
+      await matchVersions(versions);
+      return versions.map((v) => v.id);
+    },
+  };
+
+  async function matchedAlready(ids: readonly number[]): Promise<Set<number>> {
+    // A package version some component already points at has been matched (and is re-matched
+    // whenever a record of its package changes).
+    const known = new Set<number>();
+    await inChunks(ids, async (chunk) => {
+      const rows = await db
+        .selectFrom('component_packages')
+        .select('package_version_id')
+        .distinct()
+        .where('package_version_id', 'in', chunk)
+        .execute();
+      for (const r of rows) if (r.package_version_id !== null) known.add(Number(r.package_version_id));
+    });
+    return known;
+  }
+}
+
+export type Matcher = ReturnType<typeof createMatcher>;

@@ -1,0 +1,187 @@
+import { sql } from 'kysely';
+import type { Database, Executor, Trx } from '../../db/index.js';
+import type { OsvRecord } from '../feeds/osv-record.js';
+import type { KevEntry } from '../feeds/kev.js';
+import type { EpssRow } from '../feeds/epss.js';
+
+// The platform-wide feed tables: OSV records with the packages and aliases they name, the two
+// KEV catalogues, EPSS scores and each feed's last import.
+
+const IN_CHUNK = 500;
+
+async function inChunks<T, R>(items: readonly T[], run: (chunk: T[]) => Promise<R[]>): Promise<R[]> {
+  const out: R[] = [];
+  for (let i = 0; i < items.length; i += IN_CHUNK) out.push(...(await run(items.slice(i, i + IN_CHUNK))));
+  return out;
+}
+
+export interface StoredRecordHead {
+  id: string;
+  digest: string;
+  vuln_key: string;
+  withdrawn: string | null;
+}
+
+export const feedsRepo = {
+  /** The stored digest, group and withdrawal of each of `ids` that is stored. */
+  heads(db: Executor, ids: readonly string[]): Promise<StoredRecordHead[]> {
+    return inChunks(ids, (chunk) =>
+      db.selectFrom('vuln_records').select(['id', 'digest', 'vuln_key', 'withdrawn']).where('id', 'in', chunk).execute(),
+    );
+  },
+
+  /** The package keys each of `ids` names now (before it is replaced). */
+  packagesOf(db: Executor, ids: readonly string[]): Promise<Array<{ record_id: string; package_key: string }>> {
+    return inChunks(ids, (chunk) =>
+      db.selectFrom('vuln_record_packages').select(['record_id', 'package_key']).where('record_id', 'in', chunk).execute(),
+    );
+  },
+
+  /** Stores `records` (new or changed), replacing what was stored under the ids in `stored`. */
+  async replaceRecords(
+    database: Database,
+    trx: Trx,
+    records: ReadonlyArray<{ record: OsvRecord; packageKeys: string[] }>,
+    stored: readonly string[],
+    at: string,
+  ): Promise<void> {
+    const ids = stored;
+    for (let i = 0; i < ids.length; i += IN_CHUNK) {
+      const chunk = ids.slice(i, i + IN_CHUNK);
+      await trx.deleteFrom('vuln_record_packages').where('record_id', 'in', chunk).execute();
+      await trx.deleteFrom('vuln_aliases').where('record_id', 'in', chunk).execute();
+      await trx.deleteFrom('vuln_records').where('id', 'in', chunk).execute();
+    }
+    const rows: unknown[] = [];
+    const packages: unknown[] = [];
+    const aliases: unknown[] = [];
+    for (const { record: r, packageKeys } of records) {
+      rows.push(
+        r.id,
+        r.vulnKey,
+        r.digest,
+        r.summary,
+        r.details,
+        JSON.stringify(r.aliases),
+        JSON.stringify(r.severity),
+        JSON.stringify(r.affected),
+        JSON.stringify(r.references),
+        r.published,
+        r.modified,
+        r.withdrawn,
+        at,
+      );
+      for (const key of packageKeys) packages.push(key, r.id);
+      for (const alias of new Set([r.id, ...r.aliases])) aliases.push(alias, r.id);
+    }
+    const columns = [
+      'id',
+      'vuln_key',
+      'digest',
+      'summary',
+      'details',
+      'aliases',
+      'severity',
+      'affected',
+      'references',
+      'published',
+      'modified',
+      'withdrawn',
+      'imported_at',
+    ] as const;
+    await database.bulkInsert(trx, 'vuln_records', columns, rows);
+    await database.bulkInsert(trx, 'vuln_record_packages', ['package_key', 'record_id'], packages);
+    await database.bulkInsert(trx, 'vuln_aliases', ['alias', 'record_id'], aliases);
+  },
+
+  /** Replaces one catalogue's entries with `entries`; returns the CVEs added or removed. */
+  async replaceKev(database: Database, trx: Trx, source: 'cisa' | 'eu', entries: readonly KevEntry[]): Promise<string[]> {
+    const before = await trx.selectFrom('kev_entries').select(['cve', 'data']).where('source', '=', source).execute();
+    const was = new Map(before.map((e) => [e.cve, e.data]));
+    await trx.deleteFrom('kev_entries').where('source', '=', source).execute();
+    const values: unknown[] = [];
+    const touched = new Set<string>();
+    for (const e of entries) {
+      const data = JSON.stringify(e.data);
+      if (was.get(e.cve) !== data) touched.add(e.cve);
+      was.delete(e.cve);
+      values.push(e.source, e.cve, e.euvd, e.dateAdded, e.ransomware, data);
+    }
+    for (const cve of was.keys()) touched.add(cve);
+    await database.bulkInsert(trx, 'kev_entries', ['source', 'cve', 'euvd', 'date_added', 'ransomware', 'data'], values);
+    return [...touched];
+  },
+
+  /** Stores a batch of EPSS scores, replacing those of the same CVEs. */
+  async upsertEpss(database: Database, trx: Trx, rows: readonly EpssRow[], scoreDate: string | null): Promise<void> {
+    await trx
+      .deleteFrom('epss_scores')
+      .where(
+        'cve',
+        'in',
+        rows.map((r) => r.cve),
+      )
+      .execute();
+    const values: unknown[] = [];
+    for (const r of rows) values.push(r.cve, r.score, r.percentile, scoreDate);
+    await database.bulkInsert(trx, 'epss_scores', ['cve', 'score', 'percentile', 'score_date'], values);
+  },
+
+  async recordImport(db: Executor, kind: string, source: string, at: string, newest: string | null): Promise<void> {
+    await db
+      .insertInto('vuln_feeds')
+      .values({ kind, source, last_import_at: at, newest })
+      .onConflict((oc) =>
+        oc.column('kind').doUpdateSet({
+          source,
+          last_import_at: at,
+          // The newest date seen ever, not of the last file only (an older export imported later).
+          newest: sql`case when ${sql.ref('vuln_feeds.newest')} is null or ${newest} > ${sql.ref('vuln_feeds.newest')} then ${newest} else ${sql.ref('vuln_feeds.newest')} end`,
+        }),
+      )
+      .execute();
+  },
+
+  feeds(db: Executor) {
+    return db.selectFrom('vuln_feeds').selectAll().orderBy('kind').execute();
+  },
+
+  /** Records held per kind of feed (withdrawn records excluded for OSV). */
+  async counts(db: Executor): Promise<Record<string, number>> {
+    const [osv, kev, epss] = await Promise.all([
+      db
+        .selectFrom('vuln_records')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('withdrawn', 'is', null)
+        .executeTakeFirstOrThrow(),
+      db
+        .selectFrom('kev_entries')
+        .select(['source', (eb) => eb.fn.countAll<string>().as('n')])
+        .groupBy('source')
+        .execute(),
+      db
+        .selectFrom('epss_scores')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .executeTakeFirstOrThrow(),
+    ]);
+    const kevOf = (source: string) => Number(kev.find((k) => k.source === source)?.n ?? 0);
+    return { osv: Number(osv.n), 'cisa-kev': kevOf('cisa'), 'eu-kev': kevOf('eu'), epss: Number(epss.n) };
+  },
+
+  source(db: Executor, url: string) {
+    return db.selectFrom('vuln_feed_sources').selectAll().where('url', '=', url).executeTakeFirst();
+  },
+
+  async saveSource(
+    db: Executor,
+    row: { url: string; kind: string; etag: string | null; last_modified: string | null; fetched_at: string },
+  ) {
+    await db
+      .insertInto('vuln_feed_sources')
+      .values(row)
+      .onConflict((oc) =>
+        oc.column('url').doUpdateSet({ kind: row.kind, etag: row.etag, last_modified: row.last_modified, fetched_at: row.fetched_at }),
+      )
+      .execute();
+  },
+};

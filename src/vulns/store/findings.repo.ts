@@ -1,0 +1,172 @@
+import { sql } from 'kysely';
+import type { Executor } from '../../db/index.js';
+import type { FindingRow } from '../../db/schema-vulns.js';
+import { decodeIds } from '../../sbom/store/id-list.js';
+
+// Findings as stored: one row per (organisation, product, component, vulnerability), kept in
+// step with the product's latest revisions and the matches.
+
+const CHUNK = 500;
+
+/** A release's latest revision with its packed component ids. */
+export interface LatestRevision {
+  sbom_id: string;
+  release_version: string;
+  revision: number;
+  ingested_at: string;
+  component_ids: Buffer;
+}
+
+export interface FindingFilter {
+  productId?: string;
+  vulnKeys?: string[];
+  exploited?: boolean;
+}
+
+export const findingsRepo = {
+  /** The latest revision of each release of the product (what the product "has" now). */
+  latestRevisions(db: Executor, productId: string): Promise<LatestRevision[]> {
+    return db
+      .selectFrom('sbom_revisions as s')
+      .innerJoin('releases as r', 'r.id', 's.release_id')
+      .innerJoin('sbom_members as m', 'm.sbom_id', 's.id')
+      .select(['s.id as sbom_id', 'r.version as release_version', 's.revision', 's.ingested_at', 'm.component_ids'])
+      .where('s.product_id', '=', productId)
+      .where(({ eb, selectFrom }) =>
+        eb(
+          's.revision',
+          '=',
+          selectFrom('sbom_revisions as l')
+            .select((e) => e.fn.max('l.revision').as('latest'))
+            .whereRef('l.release_id', '=', 's.release_id'),
+        ),
+      )
+      .execute();
+  },
+
+  /** Component id → the alias groups its package version matches (live records only). */
+  async matchesOf(db: Executor, componentIds: readonly number[]): Promise<Map<number, Set<string>>> {
+    const out = new Map<number, Set<string>>();
+    for (let i = 0; i < componentIds.length; i += CHUNK) {
+      const rows = await db
+        .selectFrom('component_packages as cp')
+        .innerJoin('vuln_matches as m', 'm.package_version_id', 'cp.package_version_id')
+        .innerJoin('vuln_records as r', 'r.id', 'm.record_id')
+        .select(['cp.component_id', 'r.vuln_key'])
+        .where('cp.component_id', 'in', componentIds.slice(i, i + CHUNK))
+        .where('r.withdrawn', 'is', null)
+        .execute();
+      for (const row of rows) {
+        const id = Number(row.component_id);
+        const set = out.get(id) ?? new Set<string>();
+        set.add(row.vuln_key);
+        out.set(id, set);
+      }
+    }
+    return out;
+  },
+
+  ofProduct(db: Executor, productId: string): Promise<FindingRow[]> {
+    return db.selectFrom('findings').selectAll().where('product_id', '=', productId).execute();
+  },
+
+  async insert(db: Executor, rows: readonly FindingRow[]): Promise<void> {
+    for (let i = 0; i < rows.length; i += CHUNK)
+      await db
+        .insertInto('findings')
+        .values(rows.slice(i, i + CHUNK))
+        .execute();
+  },
+
+  async update(
+    db: Executor,
+    row: Pick<FindingRow, 'product_id' | 'component_id' | 'vuln_key'>,
+    change: Partial<FindingRow>,
+  ): Promise<void> {
+    await db
+      .updateTable('findings')
+      .set(change)
+      .where('product_id', '=', row.product_id)
+      .where('component_id', '=', row.component_id)
+      .where('vuln_key', '=', row.vuln_key)
+      .execute();
+  },
+
+  /** The organisation's products whose latest revisions hold any of `componentIds`. */
+  async productsHolding(db: Executor, orgId: string, componentIds: ReadonlySet<number>): Promise<string[]> {
+    const revisions = await db
+      .selectFrom('sbom_revisions as s')
+      .innerJoin('sbom_members as m', 'm.sbom_id', 's.id')
+      .select(['s.product_id', 'm.component_ids'])
+      .where('s.org_id', '=', orgId)
+      .where(({ eb, selectFrom }) =>
+        eb(
+          's.revision',
+          '=',
+          selectFrom('sbom_revisions as l')
+            .select((e) => e.fn.max('l.revision').as('latest'))
+            .whereRef('l.release_id', '=', 's.release_id'),
+        ),
+      )
+      .execute();
+    const products = new Set<string>();
+    for (const r of revisions)
+      if (!products.has(r.product_id) && decodeIds(r.component_ids).some((id) => componentIds.has(id))) products.add(r.product_id);
+    return [...products];
+  },
+
+  /** The components (by organisation) that point at any of `packageVersionIds`. */
+  async componentsOf(db: Executor, packageVersionIds: readonly number[]): Promise<Map<string, Set<number>>> {
+    const byOrg = new Map<string, Set<number>>();
+    for (let i = 0; i < packageVersionIds.length; i += CHUNK) {
+      const rows = await db
+        .selectFrom('component_packages as cp')
+        .innerJoin('components as c', 'c.id', 'cp.component_id')
+        .select(['c.org_id', 'c.id'])
+        .where('cp.package_version_id', 'in', packageVersionIds.slice(i, i + CHUNK))
+        .execute();
+      for (const row of rows) {
+        const set = byOrg.get(row.org_id) ?? new Set<number>();
+        set.add(Number(row.id));
+        byOrg.set(row.org_id, set);
+      }
+    }
+    return byOrg;
+  },
+
+  /** The organisations and products that have findings of `vulnKeys` (their exploited state may have changed). */
+  productsWith(db: Executor, vulnKeys: readonly string[]) {
+    return db
+      .selectFrom('findings')
+      .select(['org_id', 'product_id'])
+      .distinct()
+      .where('vuln_key', 'in', vulnKeys)
+      .where('gone_at', 'is', null)
+      .execute();
+  },
+
+  /** The sort columns of a new finding: its group's exploited flag and scores. */
+  async scoresOf(db: Executor, vulnKeys: readonly string[]) {
+    const out = new Map<string, { exploited: number; cvss_score: number | null; epss_score: number | null }>();
+    for (let i = 0; i < vulnKeys.length; i += CHUNK) {
+      const rows = await db
+        .selectFrom('vulnerabilities')
+        .select(['vuln_key', 'exploited', 'cvss_score', 'epss_score'])
+        .where('vuln_key', 'in', vulnKeys.slice(i, i + CHUNK))
+        .execute();
+      for (const r of rows) out.set(r.vuln_key, { exploited: r.exploited, cvss_score: r.cvss_score, epss_score: r.epss_score });
+    }
+    return out;
+  },
+
+  /** How many live findings the organisation has (the list's count). */
+  async count(db: Executor, orgId: string): Promise<number> {
+    const row = await db
+      .selectFrom('findings')
+      .select(sql<string>`count(*)`.as('n'))
+      .where('org_id', '=', orgId)
+      .where('gone_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  },
+};

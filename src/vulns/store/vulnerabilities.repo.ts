@@ -1,0 +1,145 @@
+import { sql } from 'kysely';
+import type { Database, Executor, Trx } from '../../db/index.js';
+import { highestCvss } from '../cvss.js';
+
+// `vulnerabilities`: one row per alias group with what every feed says of it, kept current as
+// the feeds change, and copied into the findings' sort columns (exploited, CVSS, EPSS).
+
+const CVE = /^CVE-\d{4}-\d{4,}$/;
+const EUVD = /^EUVD-\d{4}-\d+$/;
+const CHUNK = 500;
+
+/** The alias groups whose records name any of `ids` (CVE, GHSA, EUVD … ids or aliases). */
+export async function groupsNaming(db: Executor, ids: readonly string[]): Promise<string[]> {
+  const keys = new Set<string>();
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    const rows = await db
+      .selectFrom('vuln_aliases as a')
+      .innerJoin('vuln_records as r', 'r.id', 'a.record_id')
+      .select('r.vuln_key')
+      .distinct()
+      .where('a.alias', 'in', ids.slice(i, i + CHUNK))
+      .execute();
+    for (const row of rows) keys.add(row.vuln_key);
+  }
+  return [...keys];
+}
+
+/**
+ * Rebuilds the rows of `keys` from their records (withdrawn ones left out: a group of withdrawn
+ * records has no row), the KEV catalogues and EPSS, then the findings' copies of them.
+ */
+export async function refreshGroups(database: Database, trx: Trx, keys: readonly string[], at: string): Promise<void> {
+  for (let i = 0; i < keys.length; i += CHUNK) {
+    const chunk = keys.slice(i, i + CHUNK);
+    const records = await trx
+      .selectFrom('vuln_records')
+      .select(['id', 'vuln_key', 'summary', 'aliases', 'severity'])
+      .where('vuln_key', 'in', chunk)
+      .where('withdrawn', 'is', null)
+      .orderBy('id')
+      .execute();
+    const groups = new Map<string, typeof records>();
+    for (const r of records) groups.set(r.vuln_key, [...(groups.get(r.vuln_key) ?? []), r]);
+    const aliasesOf = new Map<string, string[]>();
+    const cves = new Set<string>();
+    for (const [key, rs] of groups) {
+      const all = [...new Set(rs.flatMap((r) => [r.id, ...(JSON.parse(r.aliases) as string[])]))].sort();
+      aliasesOf.set(key, all);
+      for (const id of all) if (CVE.test(id)) cves.add(id);
+    }
+    const [kev, epss] = cves.size
+      ? await Promise.all([
+          trx
+            .selectFrom('kev_entries')
+            .selectAll()
+            .where('cve', 'in', [...cves])
+            .execute(),
+          trx
+            .selectFrom('epss_scores')
+            .selectAll()
+            .where('cve', 'in', [...cves])
+            .execute(),
+        ])
+      : [[], []];
+    await trx.deleteFrom('vulnerabilities').where('vuln_key', 'in', chunk).execute();
+    const values: unknown[] = [];
+    for (const [key, rs] of groups) {
+      const aliases = aliasesOf.get(key)!;
+      const groupCves = aliases.filter((id) => CVE.test(id));
+      const cisa = kev.find((k) => k.source === 'cisa' && groupCves.includes(k.cve));
+      const eu = kev.find((k) => k.source === 'eu' && groupCves.includes(k.cve));
+      const cve = CVE.test(key) ? key : null;
+      const score = epss.find((e) => e.cve === cve);
+      const cvss = highestCvss(rs.flatMap((r) => JSON.parse(r.severity) as Array<{ type: string; score: string }>));
+      // The summary of the record named like the group (a CVE record), else of the first that has one.
+      const summary = (rs.find((r) => r.id === key && r.summary) ?? rs.find((r) => r.summary))?.summary ?? null;
+      values.push(
+        key,
+        cve,
+        eu?.euvd ?? aliases.find((id) => EUVD.test(id)) ?? null,
+        summary,
+        JSON.stringify(aliases),
+        cvss?.score ?? null,
+        cvss?.vector ?? null,
+        score?.score ?? null,
+        score?.percentile ?? null,
+        cisa ? JSON.stringify({ date_added: cisa.date_added, ransomware: cisa.ransomware, cve: cisa.cve }) : null,
+        eu ? JSON.stringify({ date_reported: eu.date_added, euvd: eu.euvd, cve: eu.cve }) : null,
+        cisa || eu ? 1 : 0,
+        at,
+      );
+    }
+    await database.bulkInsert(
+      trx,
+      'vulnerabilities',
+      [
+        'vuln_key',
+        'cve',
+        'euvd',
+        'summary',
+        'aliases',
+        'cvss_score',
+        'cvss_vector',
+        'epss_score',
+        'epss_percentile',
+        'cisa_kev',
+        'eu_kev',
+        'exploited',
+        'updated_at',
+      ],
+      values,
+    );
+    await copyIntoFindings(trx, chunk);
+  }
+}
+
+/** The findings of `keys` take their group's exploited flag and scores (their sort columns). */
+async function copyIntoFindings(db: Executor, keys: readonly string[]): Promise<void> {
+  const of = (column: 'exploited' | 'cvss_score' | 'epss_score') =>
+    sql<number | null>`(select v.${sql.ref(column)} from vulnerabilities v where v.vuln_key = findings.vuln_key)`;
+  await db
+    .updateTable('findings')
+    .set({
+      exploited: sql<number>`coalesce(${of('exploited')}, 0)`,
+      cvss_score: of('cvss_score'),
+      epss_score: of('epss_score'),
+    })
+    .where('vuln_key', 'in', keys)
+    .execute();
+}
+
+/** After an EPSS import: every group with a CVE takes its score, and the findings their copy. */
+export async function refreshEpss(db: Executor): Promise<void> {
+  const of = (column: 'score' | 'percentile') =>
+    sql<number | null>`(select e.${sql.ref(column)} from epss_scores e where e.cve = vulnerabilities.cve)`;
+  await db
+    .updateTable('vulnerabilities')
+    .set({ epss_score: of('score'), epss_percentile: of('percentile') })
+    .where('cve', 'is not', null)
+    .execute();
+  await db
+    .updateTable('findings')
+    .set({ epss_score: sql<number | null>`(select v.epss_score from vulnerabilities v where v.vuln_key = findings.vuln_key)` })
+    .execute();
+}

@@ -1,0 +1,75 @@
+import { type Static, Type } from '@sinclair/typebox';
+
+// The shapes vulnerability intelligence answers with (cra-admin --json, the console), declared
+// once: the CycloneDX VEX vocabulary of analyses, a finding, a vulnerability, coverage.
+
+/** CycloneDX impact analysis states. */
+export const ANALYSIS_STATES = ['in_triage', 'exploitable', 'resolved', 'false_positive', 'not_affected'] as const;
+export type AnalysisState = (typeof ANALYSIS_STATES)[number];
+/** CycloneDX impact analysis justifications (of a not_affected state). */
+export const JUSTIFICATIONS = [
+  'code_not_present',
+  'code_not_reachable',
+  'requires_configuration',
+  'requires_dependency',
+  'requires_environment',
+  'protected_by_compiler',
+  'protected_at_runtime',
+  'protected_at_perimeter',
+  'protected_by_mitigating_control',
+] as const;
+/** CycloneDX impact analysis responses. */
+export const RESPONSES = ['can_not_fix', 'will_not_fix', 'update', 'rollback', 'workaround_available'] as const;
+
+const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const CvssSchema = Type.Object({ score: Type.Number({ minimum: 0, maximum: 10 }), vector: Type.String() });
+export const EpssSchema = Type.Object({
+  score: Type.Number({ minimum: 0, maximum: 1 }),
+  percentile: Type.Number({ minimum: 0, maximum: 1 }),
+});
+export const ExploitedSchema = Type.Object({
+  cisa_kev: nullable(Type.Object({ date_added: nullable(Type.String()), ransomware: nullable(Type.String()), cve: Type.String() })),
+  eu_kev: nullable(Type.Object({ date_reported: nullable(Type.String()), euvd: nullable(Type.String()), cve: Type.String() })),
+});
+
+export const FindingSchema = Type.Object({
+  vulnerability: Type.String({ description: 'The alias group: its CVE, else the record id' }),
+  aliases: Type.Array(Type.String()),
+  cve: nullable(Type.String()),
+  euvd: nullable(Type.String()),
+  summary: nullable(Type.String()),
+  product_sku: Type.String(),
+  releases: Type.Array(Type.String()),
+  component: Type.Object({ name: Type.String(), version: nullable(Type.String()), purl: nullable(Type.String()) }),
+  fixed_versions: Type.Array(Type.String()),
+  cvss: nullable(CvssSchema),
+  epss: nullable(EpssSchema),
+  exploited: ExploitedSchema,
+  state: Type.Union(ANALYSIS_STATES.map((s) => Type.Literal(s))),
+  justification: nullable(Type.String()),
+  responses: Type.Array(Type.String()),
+  detail: nullable(Type.String()),
+  first_seen_at: Type.String({ format: 'date-time' }),
+});
+export type FindingView = Static<typeof FindingSchema>;
+
+export interface VulnerabilityView {
+  vulnerability: string;
+  aliases: string[];
+  cve: string | null;
+  euvd: string | null;
+  summary: string | null;
+  cvss: { score: number; vector: string } | null;
+  epss: { score: number; percentile: number } | null;
+  exploited: FindingView['exploited'];
+  records: Array<{ id: string; published: string | null; modified: string | null; withdrawn: string | null; affected: unknown[] }>;
+  findings?: FindingView[];
+}
+
+export interface CoverageView {
+  sku: string;
+  components: number;
+  matchable: number;
+  not_matchable: { no_purl: number; ecosystem_not_covered: number; version_unparsable: number };
+}

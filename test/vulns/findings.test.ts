@@ -1,0 +1,183 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { useHarness } from '../helpers/app.js';
+import { runCli } from '../helpers/cli.js';
+import { fixture, upload } from './helpers.js';
+
+// From real feeds to findings, as an administrator works: the Go and PyPI OSV exports and the two
+// KEV catalogues imported with cra-admin, SBOMs pushed through the API, findings listed, analysed,
+// and the exploited ones carried to an inbound signal for Article 14.
+
+const SALT = 'pkg:pypi/salt@3000.1'; // PYSEC-2020-102 (CVE-2020-11651, in CISA KEV) and -103
+const GIN = 'pkg:golang/github.com/gin-gonic/gin@v1.5.0'; // GO-2020-0001 (CVE-2020-36567), fixed in 1.6.0
+const LEFTPAD = 'pkg:npm/left-pad@1.3.0'; // no npm feed imported: matchable, no finding
+
+describe('vulnerability intelligence from real feeds', () => {
+  const harness = useHarness();
+  const env = () => ({ DATABASE_URL: harness().config.databaseUrl, CONSOLE_SECRET: 'test-console-secret' });
+  const cli = (...args: string[]) => runCli(args, env());
+
+  it('imports the OSV exports and both KEV catalogues, then an unchanged import skips every record', async () => {
+    const go = await cli('vuln', 'import', fixture('osv-go.zip'), '--json');
+    assert.equal(go.code, 0, go.stderr);
+    const summary = go.json();
+    assert.equal(summary.kind, 'osv');
+    assert.equal(summary.records, 4291);
+    assert.deepEqual(summary.skipped, [], 'every real record passes');
+    assert.equal(summary.new + summary.withdrawn, 4291);
+    const pypi = (await cli('vuln', 'import', fixture('osv-pypi.zip'), '--json')).json();
+    assert.equal(pypi.records, 2661);
+    assert.deepEqual(pypi.skipped, []);
+    const [cisa, eu] = (await cli('vuln', 'import', fixture('cisa-kev.json'), fixture('eu-kev.json'), '--json')).json();
+    assert.equal(cisa.kind, 'cisa-kev');
+    assert.equal(cisa.new, 1404);
+    assert.equal(eu.kind, 'eu-kev');
+    assert.equal(eu.records, 43);
+
+    const again = (await cli('vuln', 'import', fixture('osv-go.zip'), '--json')).json();
+    assert.equal(again.new + again.changed, 0);
+    assert.equal(again.unchanged + again.withdrawn, 4291);
+    const feeds = (await cli('vuln', 'feeds', '--json')).json();
+    assert.deepEqual(
+      feeds.map((f: { kind: string; records: number }) => [f.kind, f.records > 0]),
+      [
+        ['osv', true],
+        ['cisa-kev', true],
+        ['eu-kev', true],
+        ['epss', false],
+      ],
+    );
+  });
+
+  it('lists the findings of a product pushed afterwards, exploited first, with fixed versions and CVSS', async () => {
+    const h = harness();
+    await h.tenant('acme', ['products:read']);
+    await h.products.addProduct('acme', 'GW-1', { name: 'Gateway' });
+    await upload(h, 'acme', 'GW-1', [SALT, GIN, LEFTPAD]);
+    const list = (await cli('finding', 'list', '--org', 'acme', '--json')).json();
+    const vulns = list.findings.map((f: { vulnerability: string }) => f.vulnerability);
+    assert.ok(vulns.includes('CVE-2020-11651') && vulns.includes('CVE-2020-36567'), vulns.join(' '));
+    const first = list.findings[0];
+    assert.ok(first.exploited.cisa_kev, 'exploited first');
+    const gin = list.findings.find((f: { vulnerability: string }) => f.vulnerability === 'CVE-2020-36567');
+    assert.deepEqual(gin.component, { name: 'gin', version: 'v1.5.0', purl: GIN });
+    assert.deepEqual(gin.fixed_versions, ['1.6.0']);
+    assert.ok(gin.aliases.includes('GO-2020-0001') && gin.aliases.includes('GHSA-6vm3-jj99-7229'));
+    assert.equal(gin.state, 'in_triage');
+    assert.deepEqual(gin.releases, ['1.0.0']);
+    assert.equal(list.findings.filter((f: { component: { purl: string } }) => f.component.purl === LEFTPAD).length, 0);
+
+    const coverage = (await cli('finding', 'coverage', '--org', 'acme', '--json')).json();
+    assert.deepEqual(coverage, [
+      { sku: 'GW-1', components: 3, matchable: 3, not_matchable: { no_purl: 0, ecosystem_not_covered: 0, version_unparsable: 0 } },
+    ]);
+  });
+
+  it('raises one INCOMING signal per product and exploited vulnerability, with finding.exploited', async () => {
+    const h = harness();
+    const signals = (await cli('signal', 'list', '--org', 'acme', '--json')).json();
+    const raised = signals.filter((s: { source: string }) => s.source === 'platform:vulnerability-intelligence');
+    const cves = raised.map((s: { cve: string }) => s.cve).sort();
+    assert.ok(cves.includes('CVE-2020-11651'), cves.join(' '));
+    assert.ok(raised.every((s: { status: string; product_sku: string }) => s.status === 'INCOMING' && s.product_sku === 'GW-1'));
+    assert.equal(new Set(cves).size, cves.length, 'once per vulnerability');
+    const events = await h.database.db
+      .selectFrom('webhook_events')
+      .select(['type', 'payload'])
+      .where('type', '=', 'finding.exploited')
+      .execute();
+    // No endpoint subscribes, so nothing is written to the outbox.
+    assert.equal(events.length, 0);
+
+    // Importing the catalogue again raises nothing new.
+    await cli('vuln', 'import', fixture('cisa-kev.json'));
+    const after = (await cli('signal', 'list', '--org', 'acme', '--json')).json();
+    assert.equal(after.length, signals.length);
+  });
+
+  it('analyses a finding; a not_affected product raises no signal; a rule covers later products', async () => {
+    const h = harness();
+    const done = await cli(
+      'finding',
+      'analyse',
+      '--org',
+      'acme',
+      '--sku',
+      'GW-1',
+      '--vuln',
+      'GO-2020-0001',
+      '--state',
+      'not_affected',
+      '--justification',
+      'code_not_reachable',
+      '--detail',
+      'the logger is never used',
+      '--json',
+    );
+    assert.equal(done.code, 0, done.stderr);
+    assert.deepEqual(done.json(), { vulnerability: 'CVE-2020-36567', products: ['GW-1'], rule: null });
+    const gin = (await cli('finding', 'list', '--org', 'acme', '--vuln', 'CVE-2020-36567', '--json')).json().findings[0];
+    assert.equal(gin.state, 'not_affected');
+    assert.equal(gin.justification, 'code_not_reachable');
+
+    const rule = await cli(
+      'finding',
+      'analyse',
+      '--org',
+      'acme',
+      '--all-products',
+      '--vuln',
+      'CVE-2020-11652',
+      '--state',
+      'not_affected',
+      '--justification',
+      'requires_configuration',
+      '--future',
+      '--json',
+    );
+    assert.equal(rule.code, 0, rule.stderr);
+    assert.ok(rule.json().rule);
+    await h.products.addProduct('acme', 'GW-2', { name: 'Gateway 2' });
+    await upload(h, 'acme', 'GW-2', [SALT]);
+    const later = (await cli('finding', 'list', '--org', 'acme', '--sku', 'GW-2', '--vuln', 'CVE-2020-11652', '--json')).json().findings;
+    assert.equal(later[0].state, 'not_affected', 'the rule applied to the later product');
+    const registry = (await cli('registry', 'list', '--org', 'acme', '--json')).json();
+    assert.ok(
+      registry.some((e: { action: string; subject: string }) => e.action === 'finding.analysed' && e.subject === 'GW-2 CVE-2020-11652'),
+    );
+    assert.equal((await cli('registry', 'verify', '--org', 'acme')).code, 0);
+  });
+
+  it('marks a finding gone when a newer revision drops the component', async () => {
+    const h = harness();
+    await upload(h, 'acme', 'GW-1', [LEFTPAD, 'pkg:golang/github.com/gin-gonic/gin@v1.9.1']);
+    const gw1 = (await cli('finding', 'list', '--org', 'acme', '--sku', 'GW-1', '--json')).json().findings;
+    assert.equal(gw1.filter((f: { vulnerability: string }) => f.vulnerability === 'CVE-2020-36567').length, 0, 'upgraded away');
+    const stored = await h.database.db
+      .selectFrom('findings')
+      .select(['vuln_key', 'gone_at', 'gone_with'])
+      .where('vuln_key', '=', 'CVE-2020-36567')
+      .execute();
+    assert.ok(stored.some((f) => f.gone_at !== null && f.gone_with === '1.0.0 revision 2'));
+  });
+
+  it('refuses what it cannot read, clearly', async () => {
+    const missing = await cli('vuln', 'import', fixture('nothing-here.zip'));
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /no such file/);
+    const notFeed = await cli('vuln', 'import', fixture('README.md'));
+    assert.equal(notFeed.code, 1);
+    assert.match(notFeed.stderr, /not an OSV record or export, a KEV catalogue or an EPSS score file|not a zip/);
+    const forced = await cli('vuln', 'import', '--kind', 'epss', fixture('eu-kev.json'));
+    assert.equal(forced.code, 1);
+    assert.match(forced.stderr, /reads as eu-kev, not epss/);
+    assert.equal((await cli('vuln', 'import', '--kind', 'nvd', fixture('eu-kev.json'))).code, 2);
+    const unknown = await cli('vuln', 'show', 'CVE-1999-0000');
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /no vulnerability with id or alias "CVE-1999-0000"/);
+    assert.equal((await cli('finding', 'analyse', '--org', 'acme', '--sku', 'GW-1', '--vuln', 'GO-2020-0001', '--state', 'maybe')).code, 2);
+    const noTarget = await cli('finding', 'analyse', '--org', 'acme', '--vuln', 'GO-2020-0001', '--state', 'resolved');
+    assert.equal(noTarget.code, 1);
+    assert.match(noTarget.stderr, /give either --sku or --all-products/);
+  });
+});
