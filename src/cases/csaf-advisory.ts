@@ -1,3 +1,4 @@
+import { csafProductTree, csafPublisher, csafTracking } from '../shared/csaf.js';
 import type { CaseKind } from './stage-rules.js';
 
 // 14(8): the manufacturer informs the users of the product. This builds a CSAF 2.0 document of
@@ -22,14 +23,6 @@ export interface AdvisoryInput {
   /** When this advisory was first produced; later versions keep it. */
   initialReleaseDate: string;
   now: string;
-}
-
-const GENERATOR = { name: 'cra-api cra-admin', version: '1.0.0' };
-
-/** The publisher's trust domain: the security contact's mail domain, else a URN under the organisation's slug. */
-function namespace(orgSlug: string, contactEmail: string | null): string {
-  const domain = contactEmail?.split('@')[1];
-  return domain ? `https://${domain.toLowerCase()}` : `urn:cra-platform:org:${orgSlug}`;
 }
 
 export function csafAdvisory(input: AdvisoryInput): Record<string, unknown> {
@@ -68,42 +61,15 @@ export function csafAdvisory(input: AdvisoryInput): Record<string, unknown> {
         { category: 'summary', title: 'Summary', text: input.summary },
         { category: 'general', title: 'Measures users can take', text: input.userMeasures },
       ],
-      publisher: {
-        category: 'vendor',
-        name: input.publisherName,
-        namespace: namespace(input.orgSlug, input.contactEmail),
-        ...(input.contactEmail ? { contact_details: `Security contact: ${input.contactEmail}` } : {}),
-      },
+      publisher: csafPublisher(input.orgSlug, input.publisherName, input.contactEmail),
       title: input.title,
-      tracking: {
-        current_release_date: input.now,
-        generator: { date: input.now, engine: GENERATOR },
-        id: `${input.orgSlug}-case-${input.incidentNumber}`,
-        initial_release_date: input.initialReleaseDate,
-        revision_history: [{ date: input.initialReleaseDate, number: '1', summary: 'Initial version.' }],
-        status: 'final',
-        version: '1',
-      },
+      tracking: csafTracking(`${input.orgSlug}-case-${input.incidentNumber}`, input.initialReleaseDate, input.now),
     },
-    product_tree: {
-      branches: [
-        {
-          category: 'vendor',
-          name: input.publisherName,
-          branches: [
-            {
-              category: 'product_name',
-              name: input.productName,
-              branches: products.map((p) => ({
-                category: 'product_version',
-                name: p.version,
-                product: { name: `${input.productName} ${p.version}`, product_id: p.id },
-              })),
-            },
-          ],
-        },
-      ],
-    },
+    product_tree: csafProductTree(
+      input.publisherName,
+      input.productName,
+      products.map((p) => ({ version: p.version, product: { name: `${input.productName} ${p.version}`, product_id: p.id } })),
+    ),
     vulnerabilities: input.cves.length > 0 ? input.cves.map((cve) => vulnerability(cve)) : [vulnerability(null)],
   };
 }

@@ -41,6 +41,22 @@ export interface ImportSummary {
 const MAX_JSON_FILE = 64 * 1024 * 1024;
 const BATCH = 500;
 
+/** A summary before anything is read (and of a feed that has not changed since it was last fetched). */
+function emptySummary(kind: FeedKind, source: string): ImportSummary {
+  return {
+    kind,
+    source,
+    records: 0,
+    new: 0,
+    changed: 0,
+    unchanged: 0,
+    withdrawn: 0,
+    skipped: [],
+    findings: { new: 0, resolved: 0 },
+    took_ms: 0,
+  };
+}
+
 export function isFeedKind(value: string): value is FeedKind {
   return (FEED_KINDS as readonly string[]).includes(value);
 }
@@ -251,18 +267,7 @@ export function createFeedsService(
     if (forced && forced !== found.kind) {
       throw new AppError('validation_failed', `${source} reads as ${found.kind}, not ${forced}`);
     }
-    const summary: ImportSummary = {
-      kind,
-      source,
-      records: 0,
-      new: 0,
-      changed: 0,
-      unchanged: 0,
-      withdrawn: 0,
-      skipped: [],
-      findings: { new: 0, resolved: 0 },
-      took_ms: 0,
-    };
+    const summary = emptySummary(kind, source);
     if (kind === 'osv') {
       const info = await stat(path);
       const items = info.isDirectory() ? directoryRecords(path) : found.json !== undefined ? fileRecord(path) : zipRecords(path);
@@ -293,18 +298,7 @@ export function createFeedsService(
         const fetched = await fetchFeed(input, policy, known ? { etag: known.etag, lastModified: known.last_modified } : null);
         if (fetched.status === 'unchanged') {
           const kind = forced ?? (known?.kind as FeedKind) ?? 'osv';
-          summaries.push({
-            kind,
-            source: input,
-            records: 0,
-            new: 0,
-            changed: 0,
-            unchanged: 0,
-            withdrawn: 0,
-            skipped: [],
-            findings: { new: 0, resolved: 0 },
-            took_ms: 0,
-          });
+          summaries.push(emptySummary(kind, input));
           continue;
         }
         try {

@@ -1,27 +1,15 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../shared/canonical-json.js';
+import type { OsvAffected, OsvEvent, OsvRange } from '../match/osv-range.js';
 import { FeedRecordError } from './json-text.js';
 
 // One OSV record (schema 1.x) as the platform keeps it: what matching, findings, `vuln show` and
 // the VEX documents read, checked field by field. A record whose fields that matching uses are
 // malformed is refused with the field named; everything else in it is kept as it came.
 
-export interface OsvEvent {
-  introduced?: string;
-  fixed?: string;
-  last_affected?: string;
-  limit?: string;
-}
-
-export interface OsvRange {
-  type: string;
-  events: OsvEvent[];
-  repo?: string;
-}
-
-export interface OsvAffectedEntry {
-  package?: { ecosystem: string; name: string; purl?: string };
-  ranges: OsvRange[];
+/** A stored `affected[]` entry: matching's shape (match/osv-range.ts), ranges and versions always present. */
+export interface OsvAffectedEntry extends OsvAffected {
+  ranges: Array<OsvRange & { repo?: string }>;
   versions: string[];
 }
 

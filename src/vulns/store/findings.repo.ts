@@ -1,4 +1,5 @@
-import { sql } from 'kysely';
+import { type ExpressionBuilder, sql } from 'kysely';
+import type { DB } from '../../db/schema.js';
 import type { Executor } from '../../db/index.js';
 import type { FindingRow } from '../../db/schema-vulns.js';
 import { decodeIds } from '../../sbom/store/id-list.js';
@@ -23,6 +24,16 @@ export interface FindingFilter {
   exploited?: boolean;
 }
 
+/** `s` (an sbom_revisions row) is the latest revision of its release. */
+const isLatestRevision = ({ eb, selectFrom }: ExpressionBuilder<DB & { s: DB['sbom_revisions'] }, 's'>) =>
+  eb(
+    's.revision',
+    '=',
+    selectFrom('sbom_revisions as l')
+      .select((e) => e.fn.max('l.revision').as('latest'))
+      .whereRef('l.release_id', '=', 's.release_id'),
+  );
+
 export const findingsRepo = {
   /** The latest revision of each release of the product (what the product "has" now). */
   latestRevisions(db: Executor, productId: string): Promise<LatestRevision[]> {
@@ -32,15 +43,7 @@ export const findingsRepo = {
       .innerJoin('sbom_members as m', 'm.sbom_id', 's.id')
       .select(['s.id as sbom_id', 'r.version as release_version', 's.revision', 's.ingested_at', 'm.component_ids'])
       .where('s.product_id', '=', productId)
-      .where(({ eb, selectFrom }) =>
-        eb(
-          's.revision',
-          '=',
-          selectFrom('sbom_revisions as l')
-            .select((e) => e.fn.max('l.revision').as('latest'))
-            .whereRef('l.release_id', '=', 's.release_id'),
-        ),
-      )
+      .where(isLatestRevision)
       .execute();
   },
 
@@ -99,15 +102,7 @@ export const findingsRepo = {
       .innerJoin('sbom_members as m', 'm.sbom_id', 's.id')
       .select(['s.product_id', 'm.component_ids'])
       .where('s.org_id', '=', orgId)
-      .where(({ eb, selectFrom }) =>
-        eb(
-          's.revision',
-          '=',
-          selectFrom('sbom_revisions as l')
-            .select((e) => e.fn.max('l.revision').as('latest'))
-            .whereRef('l.release_id', '=', 's.release_id'),
-        ),
-      )
+      .where(isLatestRevision)
       .execute();
     const products = new Set<string>();
     for (const r of revisions)

@@ -1,4 +1,5 @@
 import type { AnalysisState } from '../vulns.schemas.js';
+import { CSAF_GENERATOR, csafProductTree, csafPublisher, csafTracking } from '../../shared/csaf.js';
 import { toVex } from './vocabulary.js';
 
 // VEX out (vulnerabilities.md, "VEX out and in"): what the manufacturer says of each
@@ -35,7 +36,6 @@ export interface VexInput {
 export const VEX_FORMATS = ['cyclonedx', 'csaf', 'openvex'] as const;
 export type VexFormat = (typeof VEX_FORMATS)[number];
 
-const GENERATOR = { name: 'cra-api cra-admin', version: '1.0.0' };
 
 export function productPurl(orgSlug: string, sku: string, release: string): string {
   const part = (s: string) => encodeURIComponent(s);
@@ -59,7 +59,7 @@ export function cyclonedxVex(input: VexInput): Record<string, unknown> {
     version: 1,
     metadata: {
       timestamp: input.now,
-      tools: { components: [{ type: 'application', name: GENERATOR.name, version: GENERATOR.version }] },
+      tools: { components: [{ type: 'application', name: CSAF_GENERATOR.name, version: CSAF_GENERATOR.version }] },
       supplier: { name: input.publisherName },
       component: { type: 'firmware', 'bom-ref': 'product', name: input.productName, version: input.release, purl },
     },
@@ -110,7 +110,7 @@ export function openVex(input: VexInput): Record<string, unknown> {
     author: input.publisherName,
     timestamp: input.now,
     version: 1,
-    tooling: `${GENERATOR.name} ${GENERATOR.version}`,
+    tooling: `${CSAF_GENERATOR.name} ${CSAF_GENERATOR.version}`,
     statements: input.statements.map((s) => {
       const vex = toVex(s.state, s.justification);
       const subcomponents = s.components.filter((c) => c.purl).map((c) => ({ '@id': c.purl! }));
@@ -143,7 +143,6 @@ function actionOf(responses: readonly string[]): string {
 /** CSAF 2.0, profile `csaf_vex`: the release as one product, each vulnerability with its status. */
 export function csafVex(input: VexInput): Record<string, unknown> {
   const productId = 'CSAFPID-0001';
-  const domain = input.contactEmail?.split('@')[1];
   const vulnerabilities = input.statements.map((s) => {
     const vex = toVex(s.state, s.justification);
     const group = {
@@ -183,48 +182,20 @@ export function csafVex(input: VexInput): Record<string, unknown> {
           text: `What ${input.publisherName} says of the vulnerabilities found in ${input.productName} ${input.release}.`,
         },
       ],
-      publisher: {
-        category: 'vendor',
-        name: input.publisherName,
-        namespace: domain ? `https://${domain.toLowerCase()}` : `urn:cra-platform:org:${input.orgSlug}`,
-        ...(input.contactEmail ? { contact_details: `Security contact: ${input.contactEmail}` } : {}),
-      },
+      publisher: csafPublisher(input.orgSlug, input.publisherName, input.contactEmail),
       title: `VEX for ${input.productName} ${input.release}`,
-      tracking: {
-        current_release_date: input.now,
-        generator: { date: input.now, engine: GENERATOR },
-        id: `${input.orgSlug}-vex-${input.documentId}`,
-        initial_release_date: input.now,
-        revision_history: [{ date: input.now, number: '1', summary: 'Initial version.' }],
-        status: 'final',
-        version: '1',
-      },
+      tracking: csafTracking(`${input.orgSlug}-vex-${input.documentId}`, input.now, input.now),
     },
-    product_tree: {
-      branches: [
-        {
-          category: 'vendor',
-          name: input.publisherName,
-          branches: [
-            {
-              category: 'product_name',
-              name: input.productName,
-              branches: [
-                {
-                  category: 'product_version',
-                  name: input.release,
-                  product: {
-                    name: `${input.productName} ${input.release}`,
-                    product_id: productId,
-                    product_identification_helper: { purl: productPurl(input.orgSlug, input.sku, input.release) },
-                  },
-                },
-              ],
-            },
-          ],
+    product_tree: csafProductTree(input.publisherName, input.productName, [
+      {
+        version: input.release,
+        product: {
+          name: `${input.productName} ${input.release}`,
+          product_id: productId,
+          product_identification_helper: { purl: productPurl(input.orgSlug, input.sku, input.release) },
         },
-      ],
-    },
+      },
+    ]),
     vulnerabilities,
   };
 }
