@@ -1,16 +1,18 @@
-import { isUtf8 } from 'node:buffer';
+import { availableParallelism } from 'node:os';
+import { Piscina } from 'piscina';
 import { open, readFile, stat } from 'node:fs/promises';
 import type { Database } from '../db/index.js';
 import { AppError } from '../errors.js';
 import { iso, systemClock, type Clock } from '../shared/time.js';
+import { workerUrl } from '../shared/worker-url.js';
 import { readEpss, scoreDateOf, looksLikeEpss, EpssFileError } from './feeds/epss.js';
 import { DEFAULT_FETCH_POLICY, type FetchPolicy, fetchFeed } from './feeds/fetch-feed.js';
 import { FeedRecordError, parseJsonText } from './feeds/json-text.js';
 import { kevKindOf, readKev } from './feeds/kev.js';
-import { type OsvRecord, readOsvRecord } from './feeds/osv-record.js';
-import { directoryRecords, fileRecord, MAX_RECORD_BYTES, SourceError, type SourceItem, zipRecords } from './feeds/osv-source.js';
+import { directorySource, fileSource, MAX_RECORD_BYTES, type Source, SourceError, type SourceItem, zipSource } from './feeds/osv-source.js';
+import { type Prepared, type PreparedRecord, prepareRecord, type RawRecord } from './feeds/prepare-record.js';
 import type { FindingsEngine } from './findings.service.js';
-import { type Matcher, packageKeysOf } from './matcher.js';
+import type { Matcher } from './matcher.js';
 import { feedsRepo } from './store/feeds.repo.js';
 import { groupsNaming, refreshEpss, refreshGroups } from './store/vulnerabilities.repo.js';
 
@@ -40,6 +42,8 @@ export interface ImportSummary {
 /** A catalogue or single record read whole is bounded (CISA's catalogue is ~1.5 MB). */
 const MAX_JSON_FILE = 64 * 1024 * 1024;
 const BATCH = 500;
+/** From this many records a zip's are prepared in worker threads (starting them costs ~0.2 s). */
+const POOL_FROM = 2_000;
 
 /** A summary before anything is read (and of a feed that has not changed since it was last fetched). */
 function emptySummary(kind: FeedKind, source: string): ImportSummary {
@@ -110,15 +114,59 @@ export function createFeedsService(
     return findings;
   }
 
-  async function importOsv(source: string, items: AsyncIterable<SourceItem>, summary: ImportSummary): Promise<void> {
-    const touchedKeys = new Set<string>();
-    const touchedGroups = new Set<string>();
+  /**
+   * Records prepared in worker threads while the main thread stores the batch before (a large
+   * export: parsing, checking and digesting take as long as storing), or here for a few.
+   */
+  async function* prepared(source: Source): AsyncGenerator<Prepared[]> {
+    const pool =
+      (source.entries ?? 0) >= POOL_FROM
+        ? new Piscina({
+            filename: workerUrl(import.meta.url, 'feeds/record-worker'),
+            maxThreads: Math.max(1, availableParallelism() - 1),
+            idleTimeout: 1_000,
+            // A batch's garbage is small and short-lived: a small heap keeps the import's memory bounded.
+            resourceLimits: { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 48 },
+          })
+        : null;
+    const inFlight: Array<Promise<Prepared[]>> = [];
+    const submit = (batch: SourceItem[]) => {
+      const skipped = batch
+        .filter((i): i is { entry: string; error: string } => 'error' in i)
+        .map((i) => ({ skipped: { entry: i.entry, reason: i.error } }));
+      const raw = batch.filter((i): i is RawRecord => !('error' in i));
+      const work = pool
+        ? (pool.run(raw, { transferList: raw.map((r) => r.data.buffer as ArrayBuffer) }) as Promise<Prepared[]>)
+        : Promise.resolve(raw.map(prepareRecord));
+      inFlight.push(work.then((done) => [...skipped, ...done]));
+    };
+    try {
+      let batch: SourceItem[] = [];
+      for await (const item of source.items) {
+        batch.push(item);
+        if (batch.length < BATCH) continue;
+        submit(batch);
+        batch = [];
+        // Two batches ahead of the store at most: memory holds three whatever the export's size.
+        if (inFlight.length >= 2) yield await inFlight.shift()!;
+      }
+      if (batch.length) submit(batch);
+      while (inFlight.length) yield await inFlight.shift()!;
+    } finally {
+      await Promise.allSettled(inFlight);
+      await pool?.destroy();
+    }
+  }
+
+  async function importOsv(source: string, input: Source, summary: ImportSummary): Promise<void> {
+    // Components stored while no record was held are read first (a no-op once all are read), so
+    // each batch below matches them too.
+    await deps.matcher.readUnread();
+    // Each batch is stored, its alias groups rebuilt and its packages matched again before the
+    // next is stored: memory holds a few batches, and only the products to refresh are kept.
+    const products = new Set<string>();
     let newest: string | null = null;
-    let batch: OsvRecord[] = [];
-    const flush = async () => {
-      if (batch.length === 0) return;
-      const records = batch;
-      batch = [];
+    const store = async (records: PreparedRecord[]) => {
       const heads = new Map(
         (
           await feedsRepo.heads(
@@ -127,7 +175,6 @@ export function createFeedsService(
           )
         ).map((h) => [h.id, h]),
       );
-      const changed = records.filter((r) => heads.get(r.id)?.digest !== r.digest);
       for (const r of records) {
         const head = heads.get(r.id);
         if (r.withdrawn) summary.withdrawn++;
@@ -136,59 +183,41 @@ export function createFeedsService(
         else summary.unchanged++;
         if (r.published && (newest === null || r.published > newest)) newest = r.published;
       }
+      const changed = records.filter((r) => heads.get(r.id)?.digest !== r.digest);
       if (changed.length === 0) return;
-      const before = await feedsRepo.packagesOf(
-        db,
-        changed.map((r) => r.id),
-      );
-      const withKeys = changed.map((record) => ({ record, packageKeys: packageKeysOf(record.affected) }));
       const stored = changed.filter((r) => heads.has(r.id)).map((r) => r.id);
-      await database.transaction((trx) => feedsRepo.replaceRecords(database, trx, withKeys, stored, iso(clock())));
-      for (const p of before) touchedKeys.add(p.package_key);
-      for (const { record, packageKeys } of withKeys) {
-        for (const key of packageKeys) touchedKeys.add(key);
-        touchedGroups.add(record.vulnKey);
-        const old = heads.get(record.id);
-        if (old) touchedGroups.add(old.vuln_key);
-      }
+      const before = await feedsRepo.packagesOf(db, stored);
+      const keys = new Set([...before.map((p) => p.package_key), ...changed.flatMap((r) => r.packageKeys)]);
+      const groups = new Set(changed.map((r) => r.vulnKey));
+      for (const id of stored) groups.add(heads.get(id)!.vuln_key);
+      const at = iso(clock());
+      await database.transaction(async (trx) => {
+        await feedsRepo.replaceRecords(database, trx, changed, stored, at);
+        await refreshGroups(database, trx, [...groups], at);
+      });
+      const versions = await deps.matcher.rematchPackages([...keys]);
+      for (const id of await deps.findings.productsOfPackageVersions(versions)) products.add(id);
+      for (const id of await deps.findings.productsOfGroups([...groups])) products.add(id);
     };
     try {
-      for await (const item of items) {
-        summary.records++;
-        if (item.error || !item.bytes) {
-          summary.skipped.push({ entry: item.entry, reason: item.error ?? 'could not be read' });
-          continue;
+      for await (const batch of prepared(input)) {
+        const records: PreparedRecord[] = [];
+        for (const p of batch) {
+          summary.records++;
+          if ('record' in p) {
+            // The same id twice in one export: the later one stands, as it would in two imports.
+            records.push(p.record);
+          } else summary.skipped.push(p.skipped);
         }
-        try {
-          batch.push(readOsvRecord(parseJsonText(item.bytes)));
-        } catch (error) {
-          if (!(error instanceof FeedRecordError)) throw error;
-          // Named by its id when one can be read off its first bytes, else by its entry.
-          const head = item.bytes.subarray(0, 4096);
-          const id = isUtf8(item.bytes) ? /"id"\s*:\s*"([^"]{1,200})"/.exec(head.toString('utf8'))?.[1] : undefined;
-          summary.skipped.push(id ? { id, reason: error.message } : { entry: item.entry, reason: error.message });
-        }
-        if (batch.length >= BATCH) await flush();
+        const unique = [...new Map(records.map((r) => [r.id, r])).values()];
+        if (unique.length) await store(unique);
       }
-      await flush();
     } catch (error) {
       if (error instanceof SourceError) throw new AppError('validation_failed', `${source}: ${error.message}`);
       throw error;
     }
-    const at = iso(clock());
-    const groups = [...touchedGroups];
-    for (let i = 0; i < groups.length; i += BATCH) {
-      await database.transaction((trx) => refreshGroups(database, trx, groups.slice(i, i + BATCH), at));
-    }
-    // Components stored while no record was held are read now (a no-op once all are read).
-    await deps.matcher.readUnread();
-    const versions = await deps.matcher.rematchPackages([...touchedKeys]);
-    const products = new Set([
-      ...(await deps.findings.productsOfPackageVersions(versions)),
-      ...(await deps.findings.productsOfGroups(groups)),
-    ]);
     summary.findings = await refreshProducts(products);
-    await feedsRepo.recordImport(db, 'osv', source, at, newest);
+    await feedsRepo.recordImport(db, 'osv', source, iso(clock()), newest);
   }
 
   async function importKev(source: string, kind: 'cisa-kev' | 'eu-kev', json: unknown, summary: ImportSummary): Promise<void> {
@@ -270,8 +299,8 @@ export function createFeedsService(
     const summary = emptySummary(kind, source);
     if (kind === 'osv') {
       const info = await stat(path);
-      const items = info.isDirectory() ? directoryRecords(path) : found.json !== undefined ? fileRecord(path) : zipRecords(path);
-      await importOsv(source, items, summary);
+      const input = info.isDirectory() ? await directorySource(path) : found.json !== undefined ? fileSource(path) : await zipSource(path);
+      await importOsv(source, input, summary);
     } else if (kind === 'epss') await importEpss(source, path, found.gzip ?? false, summary);
     else await importKev(source, kind, found.json, summary);
     summary.took_ms = Math.round(performance.now() - started);

@@ -2,7 +2,10 @@ import { setImmediate as turn } from 'node:timers/promises';
 import type { Database } from '../db/index.js';
 import type { OsvAffectedEntry } from './feeds/osv-record.js';
 import { affects } from './match/osv-range.js';
+import { packageKeysOf } from './match/record-packages.js';
 import { packageOfOsv, packageOfPurl } from './match/purl.js';
+
+export { packageKeysOf };
 import { orderOf } from './match/version-order.js';
 
 // Matching, platform-wide: each component's purl is read once into a package version, and each
@@ -25,16 +28,6 @@ export function readPurl(purl: string | null): { key: string; version: string; e
     ecosystem: read.ecosystem,
     status: order?.valid(read.version) ? 'matchable' : 'version_unparsable',
   };
-}
-
-/** The ids of `record`'s affected entries' packages, as the join key. */
-export function packageKeysOf(affected: readonly OsvAffectedEntry[]): string[] {
-  const keys = new Set<string>();
-  for (const entry of affected) {
-    const pkg = entry.package && packageOfOsv(entry.package);
-    if (pkg) keys.add(pkg.key);
-  }
-  return [...keys];
 }
 
 /** Whether a record's affected entries put `version` of the package `key` in range. */

@@ -17,6 +17,7 @@ import { orderOf } from './match/version-order.js';
 import { createMatcher, readPurl } from './matcher.js';
 import { analysisRepo } from './store/analysis.repo.js';
 import { findingsRepo } from './store/findings.repo.js';
+import { groupsNaming } from './store/vulnerabilities.repo.js';
 import {
   ANALYSIS_STATES,
   type AnalysisState,
@@ -73,14 +74,9 @@ export function createVulnService(
 
   /** The alias group named by any of its ids or aliases. */
   async function groupOf(id: string): Promise<string> {
-    const row = await db
-      .selectFrom('vuln_aliases as a')
-      .innerJoin('vuln_records as r', 'r.id', 'a.record_id')
-      .select('r.vuln_key')
-      .where('a.alias', '=', id.trim())
-      .executeTakeFirst();
-    if (!row) throw new AppError('not_found', `no vulnerability with id or alias "${id}"`);
-    return row.vuln_key;
+    const [key] = await groupsNaming(db, [id.trim()]);
+    if (!key) throw new AppError('not_found', `no vulnerability with id or alias "${id}"`);
+    return key;
   }
 
   /**

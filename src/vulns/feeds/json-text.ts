@@ -12,38 +12,38 @@ export const MAX_STRING = 256 * 1024;
 
 export class FeedRecordError extends Error {}
 
+export interface JsonLimits {
+  depth: number;
+  string: number;
+}
+
 /**
- * The deepest nesting of `text`'s objects and arrays and its longest string (in UTF-16 units),
- * in one pass that never recurses (V8's JSON.parse would, deep enough, overflow the stack).
+ * The value's canonical JSON (object keys sorted at every level: the same content always gives
+ * the same text), checked on the way: nesting deeper than `limits.depth` or a string longer
+ * than `limits.string` is a FeedRecordError. One walk does both, and it never recurses deeper
+ * than the limit (JSON.parse itself does not recurse, whatever the nesting).
  */
-export function measureJson(text: string): { depth: number; longestString: number } {
-  let depth = 0;
-  let deepest = 0;
-  let longest = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x22) {
-      const start = i;
-      for (i++; i < text.length; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 0x5c) i++;
-        else if (d === 0x22) break;
-      }
-      if (i - start - 1 > longest) longest = i - start - 1;
-    } else if (c === 0x7b || c === 0x5b) {
-      if (++depth > deepest) deepest = depth;
-    } else if (c === 0x7d || c === 0x5d) depth--;
-  }
-  return { depth: deepest, longestString: longest };
+export function checkedCanonical(value: unknown, limits: JsonLimits = { depth: MAX_DEPTH, string: MAX_STRING }): string {
+  // A sorted copy, then the engine's own stringify: faster than building the text here.
+  const sorted = (v: unknown, depth: number): unknown => {
+    if (typeof v === 'string') {
+      if (v.length > limits.string) throw new FeedRecordError(`holds a string of ${v.length} characters (at most ${limits.string})`);
+      return v;
+    }
+    if (v === null || typeof v !== 'object') return v;
+    if (depth >= limits.depth) throw new FeedRecordError(`is nested more than ${limits.depth} levels deep`);
+    if (Array.isArray(v)) return v.map((item) => sorted(item, depth + 1));
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(v).sort()) out[key] = sorted((v as Record<string, unknown>)[key], depth + 1);
+    return out;
+  };
+  return JSON.stringify(sorted(value, 0));
 }
 
 /** UTF-8 JSON bytes → a value, or a FeedRecordError saying why not (never U+FFFD, never a prototype key). */
-export function parseJsonText(bytes: Buffer | string, limits = { depth: MAX_DEPTH, string: MAX_STRING }): unknown {
-  if (typeof bytes !== 'string' && !isUtf8(bytes)) throw new FeedRecordError('not UTF-8 text');
+export function parseJson(bytes: Buffer | string): unknown {
+  if (typeof bytes !== 'string' && !isUtf8(bytes)) throw new FeedRecordError('is not UTF-8 text');
   const text = typeof bytes === 'string' ? bytes : bytes.toString('utf8');
-  const { depth, longestString } = measureJson(text);
-  if (depth > limits.depth) throw new FeedRecordError(`nested ${depth} levels deep (at most ${limits.depth})`);
-  if (longestString > limits.string) throw new FeedRecordError(`holds a string of ${longestString} characters (at most ${limits.string})`);
   try {
     if (!mayBePoisoned(text)) return JSON.parse(text) as unknown;
     return secureJsonParse.parse(text, null, { protoAction: 'error', constructorAction: 'error' });
@@ -51,4 +51,11 @@ export function parseJsonText(bytes: Buffer | string, limits = { depth: MAX_DEPT
     const poisoned = error instanceof SyntaxError && /prototype/i.test(error.message);
     throw new FeedRecordError(poisoned ? 'uses a prototype-poisoning key' : 'is not valid JSON');
   }
+}
+
+/** `parseJson`, then the limits checked (for documents read whole: KEV catalogues, VEX). */
+export function parseJsonText(bytes: Buffer | string, limits: JsonLimits = { depth: MAX_DEPTH, string: MAX_STRING }): unknown {
+  const value = parseJson(bytes);
+  checkedCanonical(value, limits);
+  return value;
 }

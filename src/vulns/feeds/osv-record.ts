@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../../shared/canonical-json.js';
 import type { OsvAffected, OsvEvent, OsvRange } from '../match/osv-range.js';
 import { FeedRecordError } from './json-text.js';
 
@@ -96,8 +95,11 @@ function affectedEntry(value: unknown, at: string): OsvAffectedEntry {
   return entry;
 }
 
-/** A parsed JSON value → the record as kept, or a FeedRecordError naming the malformed field. */
-export function readOsvRecord(value: unknown): OsvRecord {
+/**
+ * A parsed JSON value → the record as kept, or a FeedRecordError naming the malformed field.
+ * `canonical` is its canonical JSON (json-text.ts checkedCanonical), which its digest is of.
+ */
+export function readOsvRecord(value: unknown, canonical: string): OsvRecord {
   if (!isObject(value)) return fail('the record', 'must be a JSON object');
   const id = value.id;
   // The schema's id is a database prefix and an identifier; no more is assumed, so a prefix a
@@ -129,7 +131,7 @@ export function readOsvRecord(value: unknown): OsvRecord {
     published: text(value, 'published'),
     modified: text(value, 'modified'),
     withdrawn: text(value, 'withdrawn'),
-    digest: createHash('sha256').update(canonicalJson(value)).digest('hex'),
+    digest: createHash('sha256').update(canonical).digest('hex'),
     vulnKey: soleCve([id, ...aliases]) ?? id,
   };
 }

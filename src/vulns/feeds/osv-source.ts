@@ -1,32 +1,33 @@
 import { type FileHandle, open as openFile, readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { inflateRawSync } from 'node:zlib';
 
 // Where OSV records come from: osv.dev's zip exports (one `ID.json` per record), a directory of
 // such files, or single files. Each yields its records one at a time, so memory holds one record
 // (and two read windows) whatever the size of the export; a zip is read entry by entry from its
 // central directory.
 
-/** The largest single record read (osv.dev's largest are a few hundred KiB). */
-export const MAX_RECORD_BYTES = 4 * 1024 * 1024;
+import { MAX_RECORD_BYTES, type RawRecord } from './prepare-record.js';
+
+export { MAX_RECORD_BYTES };
 /** What one zip may decompress to in all: a zip bomb of many small-looking entries stops here. */
 export const MAX_ZIP_BYTES = 8 * 1024 * 1024 * 1024;
 /** How many entries a zip may hold (osv.dev's all.zip holds under a million). */
 export const MAX_ZIP_ENTRIES = 5_000_000;
 
-export interface SourceItem {
-  /** The entry's name in the zip, or the file's path. */
-  entry: string;
-  bytes?: Buffer;
-  /** Why it was not read (too large, a bomb): the record is skipped and named. */
-  error?: string;
+/** A record's bytes as found (inflated later, in prepare-record.ts), or why it was not read. */
+export type SourceItem = RawRecord | { entry: string; error: string };
+
+/** How many entries the source holds, when it can tell before reading them (a zip's directory). */
+export interface Source {
+  entries: number | null;
+  items: AsyncIterable<SourceItem>;
 }
 
 /** The whole input could not be read (not a zip, a truncated file, a bomb as a whole). */
 export class SourceError extends Error {}
 
 /** Bytes read from the file at a time: an export's directory and entries are each read in order. */
-const WINDOW = 4 * 1024 * 1024;
+const WINDOW = 1024 * 1024;
 
 /** A file read through two windows: one walks the central directory, the other the entries. */
 class Windows {
@@ -133,66 +134,66 @@ async function* zipEntries(file: Windows): AsyncGenerator<ZipEntry> {
   }
 }
 
-/** An entry's bytes, inflated within MAX_RECORD_BYTES whatever its header claims. */
-async function entryBytes(file: Windows, entry: ZipEntry): Promise<Buffer> {
+/** An entry's stored bytes (a copy: the window they are read through is not kept). */
+async function entryData(file: Windows, entry: ZipEntry): Promise<Uint8Array> {
   const local = await file.range(entry.localHeader, entry.localHeader + 30);
   if (local.readUInt32LE(0) !== 0x04034b50) throw new Error('its local header is broken');
   const start = entry.localHeader + 30 + local.readUInt16LE(26) + local.readUInt16LE(28);
-  const data = await file.range(start, start + entry.compressedSize);
-  let bytes: Buffer;
-  if (entry.method === 0) bytes = Buffer.from(data);
-  else if (entry.method === 8) {
-    try {
-      // Synchronous and small: a record is at most a few MiB, and maxOutputLength stops a bomb.
-      bytes = inflateRawSync(data, { maxOutputLength: MAX_RECORD_BYTES });
-    } catch (error) {
-      const code = (error as { code?: string }).code;
-      throw new Error(code === 'ERR_BUFFER_TOO_LARGE' ? `inflates to more than ${MAX_RECORD_BYTES} bytes` : 'its data is damaged');
-    }
-  } else throw new Error(`uses compression method ${entry.method} (only stored and deflated are read)`);
-  if (bytes.length !== entry.uncompressedSize)
-    throw new Error(`inflates to ${bytes.length} bytes, not the ${entry.uncompressedSize} its header says`);
-  return bytes;
+  return new Uint8Array(await file.range(start, start + entry.compressedSize));
 }
 
 /**
- * The `.json` entries of a zip, one at a time. Read by hand (the central directory, then each
- * entry through two windows, inflated synchronously): yauzl's streams per entry cost more than the
+ * The `.json` entries of a zip, one at a time, as stored (deflated). Read by hand (the central
+ * directory, then each entry, through two windows): yauzl's streams per entry cost more than the
  * rest of an import together on an export of 200,000 small records.
  */
-export async function* zipRecords(path: string): AsyncGenerator<SourceItem> {
+export async function zipSource(path: string): Promise<Source> {
   const handle = await openFile(path, 'r');
+  let file: Windows;
+  let entries: number;
   try {
-    const file = new Windows(handle, (await handle.stat()).size);
-    let total = 0;
-    for await (const entry of zipEntries(file)) {
-      if (entry.name.endsWith('/') || !entry.name.endsWith('.json')) continue;
-      if (entry.encrypted) {
-        yield { entry: entry.name, error: 'is encrypted' };
-        continue;
-      }
-      if (entry.uncompressedSize > MAX_RECORD_BYTES) {
-        yield { entry: entry.name, error: `is ${entry.uncompressedSize} bytes (at most ${MAX_RECORD_BYTES})` };
-        continue;
-      }
-      total += entry.uncompressedSize;
-      if (total > MAX_ZIP_BYTES) throw new SourceError(`decompresses to more than ${MAX_ZIP_BYTES / 1024 ** 3} GiB`);
-      try {
-        yield { entry: entry.name, bytes: await entryBytes(file, entry) };
-      } catch (error) {
-        if (error instanceof SourceError) throw error;
-        yield { entry: entry.name, error: `could not be read: ${(error as Error).message}` };
-      }
-    }
-  } finally {
+    file = new Windows(handle, (await handle.stat()).size);
+    entries = (await centralDirectory(file)).entries;
+  } catch (error) {
     await handle.close();
+    throw error;
   }
+  async function* items(): AsyncGenerator<SourceItem> {
+    try {
+      let total = 0;
+      for await (const entry of zipEntries(file)) {
+        if (entry.name.endsWith('/') || !entry.name.endsWith('.json')) continue;
+        if (entry.encrypted) {
+          yield { entry: entry.name, error: 'is encrypted' };
+          continue;
+        }
+        if (entry.uncompressedSize > MAX_RECORD_BYTES) {
+          yield { entry: entry.name, error: `is ${entry.uncompressedSize} bytes (at most ${MAX_RECORD_BYTES})` };
+          continue;
+        }
+        total += entry.uncompressedSize;
+        if (total > MAX_ZIP_BYTES) throw new SourceError(`decompresses to more than ${MAX_ZIP_BYTES / 1024 ** 3} GiB`);
+        try {
+          yield { entry: entry.name, data: await entryData(file, entry), method: entry.method, size: entry.uncompressedSize };
+        } catch (error) {
+          if (error instanceof SourceError) throw error;
+          yield { entry: entry.name, error: `could not be read: ${(error as Error).message}` };
+        }
+      }
+    } finally {
+      await handle.close();
+    }
+  }
+  return { entries, items: items() };
 }
 
 /** The `.json` files under a directory, in name order, one at a time. */
-export async function* directoryRecords(dir: string): AsyncGenerator<SourceItem> {
+export async function directorySource(dir: string): Promise<Source> {
   const names = (await readdir(dir, { recursive: true })).filter((n) => n.endsWith('.json')).sort();
-  for (const name of names) yield* fileRecord(join(dir, name));
+  async function* items(): AsyncGenerator<SourceItem> {
+    for (const name of names) yield* fileRecord(join(dir, name));
+  }
+  return { entries: names.length, items: items() };
 }
 
 /** One `.json` file as one record. */
@@ -203,5 +204,11 @@ export async function* fileRecord(path: string): AsyncGenerator<SourceItem> {
     yield { entry: path, error: `is ${info.size} bytes (at most ${MAX_RECORD_BYTES})` };
     return;
   }
-  yield { entry: path, bytes: await readFile(path) };
+  const bytes = await readFile(path);
+  yield { entry: path, data: bytes, method: 0, size: bytes.length };
+}
+
+/** One `.json` file as the only record. */
+export function fileSource(path: string): Source {
+  return { entries: 1, items: fileRecord(path) };
 }

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Database, Executor, Trx } from '../../db/index.js';
-import type { OsvRecord } from '../feeds/osv-record.js';
+import type { PreparedRecord } from '../feeds/prepare-record.js';
 import type { KevEntry } from '../feeds/kev.js';
 import type { EpssRow } from '../feeds/epss.js';
 
@@ -41,7 +41,7 @@ export const feedsRepo = {
   async replaceRecords(
     database: Database,
     trx: Trx,
-    records: ReadonlyArray<{ record: OsvRecord; packageKeys: string[] }>,
+    records: readonly PreparedRecord[],
     stored: readonly string[],
     at: string,
   ): Promise<void> {
@@ -55,7 +55,7 @@ export const feedsRepo = {
     const rows: unknown[] = [];
     const packages: unknown[] = [];
     const aliases: unknown[] = [];
-    for (const { record: r, packageKeys } of records) {
+    for (const r of records) {
       rows.push(
         r.id,
         r.vulnKey,
@@ -63,16 +63,17 @@ export const feedsRepo = {
         r.summary,
         r.details,
         JSON.stringify(r.aliases),
-        JSON.stringify(r.severity),
-        JSON.stringify(r.affected),
-        JSON.stringify(r.references),
+        r.severity,
+        r.affected,
+        r.references,
         r.published,
         r.modified,
         r.withdrawn,
         at,
       );
-      for (const key of packageKeys) packages.push(key, r.id);
-      for (const alias of new Set([r.id, ...r.aliases])) aliases.push(alias, r.id);
+      for (const key of r.packageKeys) packages.push(key, r.id);
+      // A record is found by its own id in vuln_records: only its aliases need rows here.
+      for (const alias of new Set(r.aliases)) aliases.push(alias, r.id);
     }
     const columns = [
       'id',

@@ -9,18 +9,22 @@ const CVE = /^CVE-\d{4}-\d{4,}$/;
 const EUVD = /^EUVD-\d{4}-\d+$/;
 const CHUNK = 500;
 
-/** The alias groups whose records name any of `ids` (CVE, GHSA, EUVD … ids or aliases). */
+/** The alias groups whose records are, or name as an alias, any of `ids` (CVE, GHSA, EUVD, GO- …). */
 export async function groupsNaming(db: Executor, ids: readonly string[]): Promise<string[]> {
   const keys = new Set<string>();
   for (let i = 0; i < ids.length; i += CHUNK) {
-    const rows = await db
-      .selectFrom('vuln_aliases as a')
-      .innerJoin('vuln_records as r', 'r.id', 'a.record_id')
-      .select('r.vuln_key')
-      .distinct()
-      .where('a.alias', 'in', ids.slice(i, i + CHUNK))
-      .execute();
-    for (const row of rows) keys.add(row.vuln_key);
+    const chunk = ids.slice(i, i + CHUNK);
+    const [byAlias, byId] = await Promise.all([
+      db
+        .selectFrom('vuln_aliases as a')
+        .innerJoin('vuln_records as r', 'r.id', 'a.record_id')
+        .select('r.vuln_key')
+        .distinct()
+        .where('a.alias', 'in', chunk)
+        .execute(),
+      db.selectFrom('vuln_records').select('vuln_key').distinct().where('id', 'in', chunk).execute(),
+    ]);
+    for (const row of [...byAlias, ...byId]) keys.add(row.vuln_key);
   }
   return [...keys];
 }
@@ -110,7 +114,8 @@ export async function refreshGroups(database: Database, trx: Trx, keys: readonly
       ],
       values,
     );
-    await copyIntoFindings(trx, chunk);
+    // A first import (no finding yet anywhere) has no copies to update.
+    if (await trx.selectFrom('findings').select('vuln_key').limit(1).executeTakeFirst()) await copyIntoFindings(trx, chunk);
   }
 }
 

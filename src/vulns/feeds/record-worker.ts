@@ -1,0 +1,7 @@
+import { type Prepared, prepareRecord, type RawRecord } from './prepare-record.js';
+
+// A worker thread of the OSV import (feeds.service.ts): a batch of raw records in, prepared ones
+// out, while the main thread stores the batch before.
+export default function prepareBatch(batch: RawRecord[]): Prepared[] {
+  return batch.map(prepareRecord);
+}
