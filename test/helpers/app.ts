@@ -66,6 +66,7 @@ export async function buildHarness(
     clock: clock.now,
     console: { secret: TEST_CONSOLE_SECRET, idleMinutes: config.consoleIdleMinutes },
     webhookPolicy: config.webhooks,
+    feeds: config.feeds,
   });
   const { orgs, keys } = services;
   const app = await buildApp({ config, services, rateLimitStore: store, logger: false });
