@@ -28,7 +28,11 @@ export function csafTracking(id: string, initial: string, now: string) {
 }
 
 /** The vendor's product with one branch per version; each version's product as `product(version)` gives it. */
-export function csafProductTree(vendor: string, productName: string, versions: ReadonlyArray<{ version: string; product: Record<string, unknown> }>) {
+export function csafProductTree(
+  vendor: string,
+  productName: string,
+  versions: ReadonlyArray<{ version: string; product: Record<string, unknown> }>,
+) {
   return {
     branches: [
       {

@@ -36,7 +36,6 @@ export interface VexInput {
 export const VEX_FORMATS = ['cyclonedx', 'csaf', 'openvex'] as const;
 export type VexFormat = (typeof VEX_FORMATS)[number];
 
-
 export function productPurl(orgSlug: string, sku: string, release: string): string {
   const part = (s: string) => encodeURIComponent(s);
   return `pkg:generic/${part(orgSlug)}/${part(sku)}@${part(release)}`;
