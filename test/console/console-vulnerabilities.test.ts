@@ -236,6 +236,7 @@ describe('console: vulnerabilities across the portfolio', () => {
       [{ sku: 'RTR-1', state: 'perhaps' }, 'state', /Choose the state of the analysis/],
       [{ sku: 'RTR-1', state: 'resolved', responses: ['pray'] }, 'responses', /Choose responses from the list/],
       [{ sku: 'RTR-1', state: 'resolved', detail: 'x'.repeat(10_001) }, 'detail', /At most 10,000 characters/],
+      [{ sku: 'RTR-1', state: 'resolved', detail: 'a NUL \u0000 here' }, 'detail', /contains a NUL character/],
       [{ sku: 'CAM-1', state: 'resolved' }, 'sku', /CAM-1 has no finding of CVE-2099-0002/],
       [{ sku: 'THEIRS', state: 'resolved' }, 'sku', /THEIRS/],
     ];
