@@ -32,7 +32,6 @@ const FilterQuery = Type.Object({
   exploited: choice(['yes', 'no'], 'Choose exploited or not.'),
   severity: choice(SEVERITY_BANDS, 'Choose a severity.'),
   market: choice(['1'], 'Tick the box or leave it.'),
-  page: Type.Optional(Type.String({ pattern: '^\\d{0,7}$' })),
 });
 
 const AnalysisForm = Type.Object({
@@ -108,8 +107,8 @@ export function registerVulnerabilityPages(org: FastifyInstance, deps: ConsoleDe
       severity: (q.severity || undefined) as SeverityBand | undefined,
       onMarket: q.market === '1' || undefined,
     };
-    const wanted = Math.max(1, Number(q.page) || 1);
-    let page = wanted;
+    // ?page=N: anything else is the first page, past the end the last.
+    let page = Math.min(1_000_000, Math.max(1, Math.floor(Number((request.query as { page?: string }).page)) || 1));
     let result = await deps.vulns.findingsPage(slug, filter, { offset: (page - 1) * FINDINGS_PER_PAGE, limit: FINDINGS_PER_PAGE });
     const pages = Math.max(1, Math.ceil(result.count / FINDINGS_PER_PAGE));
     if (page > pages) {

@@ -133,6 +133,11 @@ describe('console: vulnerabilities across the portfolio', () => {
     assert.equal(seen.size, 127, 'every finding once');
     const past = await viewer.get(`${base}?page=99`);
     assert.match(caption(past.body), /on page 3 of 3$/, 'past the end: the last page');
+    for (const odd of ['1e400', 'abc', '-2', '2.5']) {
+      const r = await viewer.get(`${base}?page=${odd}`);
+      assert.equal(r.statusCode, 200, odd);
+      assert.match(caption(r.body), odd === '1e400' ? /on page 3 of 3$/ : /on page [12] of 3$/, odd);
+    }
     const low = await viewer.get(`${base}?severity=low&page=2`);
     assert.match(caption(low.body), /^120 findings matching the filters; 51–100 on page 2 of 3$/);
     assert.match(low.body, /href="\/console\/o\/vc\/vulnerabilities\?severity=low&amp;page=1">Previous page/);
