@@ -71,6 +71,9 @@ export async function renderCase(
     recentRegistry(deps.database, request.viewer!.org!.org_id, { subject: `case ${number}`, limit: 100 }),
   ]);
   const caseBase = `/console/o/${encodeURIComponent(slug)}/cases/${number}`;
+  // A case from an exploited finding whose component a newer release dropped: that release, proposed as the fix.
+  const fixProposal =
+    kase.notifiable && kase.status === 'open' && !kase.fix_available_at ? await deps.vulns.fixProposal(slug, number) : null;
   return render(
     request,
     reply,
@@ -83,6 +86,7 @@ export async function renderCase(
       history: history.entries,
       deadlines: stageRows(kase, deps.clock()),
       caseBase,
+      fixProposal,
       sections: CASE_SECTIONS,
       ...extra,
     },

@@ -25,14 +25,15 @@ declare module 'fastify' {
   }
 }
 
-export type Permission = 'keys' | 'products' | 'sbom' | 'cases' | 'members' | 'settings' | 'webhooks';
+export type Permission = 'keys' | 'products' | 'sbom' | 'cases' | 'members' | 'settings' | 'webhooks' | 'analysis' | 'feeds';
 
 // console.md: owner may everything; admin keys, products and settings; analyst triage, cases,
 // reports and SBOM uploads; viewer reads only. Webhook endpoints are organisation settings: owner and admin.
+// Analyses of findings: analysts and above; the Feeds page (the instance's feeds): owner and admin.
 const GRANTS: Record<Role, readonly Permission[]> = {
-  owner: ['keys', 'products', 'sbom', 'cases', 'members', 'settings', 'webhooks'],
-  admin: ['keys', 'products', 'sbom', 'settings', 'webhooks'],
-  analyst: ['sbom', 'cases'],
+  owner: ['keys', 'products', 'sbom', 'cases', 'members', 'settings', 'webhooks', 'analysis', 'feeds'],
+  admin: ['keys', 'products', 'sbom', 'settings', 'webhooks', 'analysis', 'feeds'],
+  analyst: ['sbom', 'cases', 'analysis'],
   viewer: [],
 };
 

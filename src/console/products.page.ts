@@ -9,6 +9,7 @@ import { type FieldErrors, parseForm, serviceErrors } from './forms.js';
 import { pageOf, ROWS_PER_PAGE } from './paging.js';
 import { orgSlug, render, requirePermission } from './render.js';
 import { redirect } from './session.js';
+import { productVulnerabilities } from './vulnerabilities.page.js';
 
 // Products: the catalogue, one product with its SBOM revisions and a revision's components.
 // The SBOM upload form is sbom-upload.page.ts.
@@ -67,7 +68,10 @@ export async function productPage(
   status = 200,
 ) {
   const product = await deps.products.requireProduct(request.viewer!.org!.org_id, (request.params as { sku: string }).sku);
-  const revisions = await deps.sbomHistory.revisions(orgSlug(request), product.sku);
+  const [revisions, vulns] = await Promise.all([
+    deps.sbomHistory.revisions(orgSlug(request), product.sku),
+    productVulnerabilities(deps, orgSlug(request), product.sku),
+  ]);
   return render(
     request,
     reply,
@@ -77,6 +81,7 @@ export async function productPage(
       section: 'products',
       product,
       revisions,
+      vulns,
       productBase: `${productsUrl(request)}/${encodeURIComponent(product.sku)}`,
       ...extra,
     },

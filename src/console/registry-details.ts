@@ -114,6 +114,19 @@ const FORMATTERS: Record<string, (d: Details, t: (v: unknown) => string | null) 
   'webhook.endpoint_added': (d) => [str(d.url), Array.isArray(d.events) && `events ${d.events.join(', ')}`],
   'webhook.secret_rotated': (d, t) => [d.grace_until ? `the old secret signs until ${t(d.grace_until)}` : 'the old secret ended at once'],
   'webhook.delivery_replayed': (d) => [`event ${d.event_id}`],
+  'finding.analysed': (d) => [
+    `${d.vulnerability} on ${d.product_sku}`,
+    String(d.state).replace(/_/g, ' '),
+    'justification' in d && str(d.justification) && String(d.justification).replace(/_/g, ' '),
+    'responses' in d && Array.isArray(d.responses) && d.responses.length > 0 && `responses ${d.responses.join(', ')}`,
+    'rule' in d && 'by a rule for later findings',
+  ],
+  'finding.rule_added': (d, t) => [
+    `${d.vulnerability}: ${String(d.state).replace(/_/g, ' ')} for later findings`,
+    d.purl ? `of ${d.purl}` : 'on any component',
+    d.until ? `until ${t(d.until)}` : 'without end',
+  ],
+  'findings.changed': (d) => [`${d.new} new`, `${d.resolved} resolved`],
 };
 
 /** Any details: each field as "name value", times as times, true fields by name, empty ones left out. */

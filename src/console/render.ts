@@ -4,17 +4,20 @@ import { may, type Permission } from './context.js';
 import { csrfUserInfo } from './csrf.js';
 import { helpers } from './format.js';
 
-export const NAV = [
+/** The main navigation; an entry with a permission is shown only to roles that have it. */
+export const NAV: ReadonlyArray<{ path: string; label: string; permission?: Permission }> = [
   { path: 'today', label: 'Today' },
   { path: 'signals', label: 'Signals' },
   { path: 'cases', label: 'Cases' },
   { path: 'products', label: 'Products' },
+  { path: 'vulnerabilities', label: 'Vulnerabilities' },
+  { path: 'feeds', label: 'Feeds', permission: 'feeds' },
   { path: 'keys', label: 'API keys' },
   { path: 'webhooks', label: 'Webhooks' },
   { path: 'activity', label: 'Activity' },
   { path: 'members', label: 'Members' },
   { path: 'organisation', label: 'Organisation' },
-] as const;
+];
 
 /** Renders a page (or fragment) with what every template may use: viewer, org, CSRF token, helpers. */
 export async function render(

@@ -9,6 +9,10 @@ import { orgSlug, render } from './render.js';
 
 /** Open cases shown on Today, the most urgent first. */
 export const TODAY_CASES = 25;
+/** Exploited findings shown on Today; the Vulnerabilities page, filtered the same way, lists them all. */
+export const TODAY_EXPLOITED = 10;
+/** What Today's exploited findings are: on products on the market, still to act on (the Vulnerabilities page's filter). */
+export const EXPLOITED_FILTER = { exploited: true, onMarket: true, state: 'open' } as const;
 
 export function registerTodayPage(org: FastifyInstance, deps: ConsoleDeps): void {
   async function clocks(request: FastifyRequest) {
@@ -50,11 +54,12 @@ export function registerTodayPage(org: FastifyInstance, deps: ConsoleDeps): void
 
   org.get('/today', async (request, reply) => {
     const slug = orgSlug(request);
-    const [open, signals, score, start] = await Promise.all([
+    const [open, signals, score, start, exploited] = await Promise.all([
       clocks(request),
       deps.incidents.listSignals(slug),
       deps.compliance.explainScore(slug),
       firstStepsOf(request),
+      deps.vulns.findingsPage(slug, EXPLOITED_FILTER, { offset: 0, limit: TODAY_EXPLOITED }),
     ]);
     const awaiting = signals.filter((s) => s.status === 'INCOMING');
     return render(request, reply, 'today', {
@@ -64,6 +69,7 @@ export function registerTodayPage(org: FastifyInstance, deps: ConsoleDeps): void
       score: score.score,
       breakdown: score.breakdown,
       start,
+      exploited,
     });
   });
 

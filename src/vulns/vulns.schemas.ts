@@ -21,6 +21,37 @@ export const JUSTIFICATIONS = [
 /** CycloneDX impact analysis responses. */
 export const RESPONSES = ['can_not_fix', 'will_not_fix', 'update', 'rollback', 'workaround_available'] as const;
 
+/** The CVSS qualitative severity ratings (v3.x and v4.0 alike), and findings without a score. */
+export const SEVERITY_BANDS = ['critical', 'high', 'medium', 'low', 'none', 'unscored'] as const;
+export type SeverityBand = (typeof SEVERITY_BANDS)[number];
+/** Each band's base scores, [min, below). */
+export const SEVERITY_SCORES: Record<Exclude<SeverityBand, 'unscored'>, { min: number; below: number }> = {
+  critical: { min: 9, below: 10.05 },
+  high: { min: 7, below: 9 },
+  medium: { min: 4, below: 7 },
+  low: { min: 0.1, below: 4 },
+  none: { min: 0, below: 0.1 },
+};
+/** The rating of a base score. */
+export function severityOf(score: number | null): SeverityBand {
+  if (score === null) return 'unscored';
+  return (Object.keys(SEVERITY_SCORES) as Array<keyof typeof SEVERITY_SCORES>).find((band) => score >= SEVERITY_SCORES[band].min) ?? 'none';
+}
+
+/**
+ * What a page of findings keeps: a product (and one of its releases), exploited or not, a
+ * severity band, an analysis state or `open` (in triage or exploitable: still to act on), and
+ * only products on the market.
+ */
+export interface FindingsFilter {
+  sku?: string;
+  release?: string;
+  exploited?: boolean;
+  severity?: SeverityBand;
+  state?: AnalysisState | 'open';
+  onMarket?: boolean;
+}
+
 const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const CvssSchema = Type.Object({ score: Type.Number({ minimum: 0, maximum: 10 }), vector: Type.String() });

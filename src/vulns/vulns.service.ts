@@ -18,12 +18,18 @@ import { createMatcher, readPurl } from './matcher.js';
 import { analysisRepo } from './store/analysis.repo.js';
 import { findingsRepo } from './store/findings.repo.js';
 import { groupsNaming } from './store/vulnerabilities.repo.js';
+import { type FindingListRow, type FindingsPageQuery, findingsPageRepo } from './store/findings-page.repo.js';
+import { exploitedContextOf } from './case-context.js';
 import {
   ANALYSIS_STATES,
   type AnalysisState,
   type FindingView,
+  type FindingsFilter,
   JUSTIFICATIONS,
   RESPONSES,
+  SEVERITY_BANDS,
+  SEVERITY_SCORES,
+  severityOf,
   type CoverageView,
   type VulnerabilityView,
 } from './vulns.schemas.js';
@@ -98,6 +104,41 @@ export function createVulnService(
     if (!order?.valid(reading.version)) return [...fixed];
     const above = [...fixed].filter((v) => order.valid(v) && order.compare(v, reading.version) > 0);
     return above.sort((a, b) => order.compare(a, b));
+  }
+
+  /** Rows of findings as shown: ids, component, fixed versions (from the group's records), scores, analysis. */
+  async function viewsOf(rows: readonly FindingListRow[]): Promise<FindingView[]> {
+    const keys = [...new Set(rows.map((r) => r.vuln_key))];
+    const records = new Map<string, Array<{ affected: string }>>();
+    for (let i = 0; i < keys.length; i += 500) {
+      const chunk = await db
+        .selectFrom('vuln_records')
+        .select(['vuln_key', 'affected'])
+        .where('vuln_key', 'in', keys.slice(i, i + 500))
+        .execute();
+      for (const r of chunk) records.set(r.vuln_key, [...(records.get(r.vuln_key) ?? []), r]);
+    }
+    return rows.map(
+      (r): FindingView => ({
+        vulnerability: r.vuln_key,
+        aliases: (parse<string[]>(r.aliases) ?? []).filter((a) => a !== r.vuln_key),
+        cve: r.cve,
+        euvd: r.euvd,
+        summary: r.summary,
+        product_sku: r.sku,
+        releases: JSON.parse(r.releases) as string[],
+        component: { name: r.name, version: r.version, purl: r.purl },
+        fixed_versions: fixedVersions(records.get(r.vuln_key) ?? [], r.purl),
+        cvss: r.cvss_score !== null ? { score: r.cvss_score, vector: r.cvss_vector! } : null,
+        epss: r.epss_score !== null ? { score: r.epss_score, percentile: r.epss_percentile! } : null,
+        exploited: { cisa_kev: parse(r.cisa_kev), eu_kev: parse(r.eu_kev) },
+        state: (r.state as AnalysisState | null) ?? 'in_triage',
+        justification: r.justification ?? null,
+        responses: parse<string[]>(r.responses ?? null) ?? [],
+        detail: r.detail ?? null,
+        first_seen_at: r.first_seen_at,
+      }),
+    );
   }
 
   const service = {
@@ -196,38 +237,82 @@ export function createVulnService(
       const rows = (await query.execute()).sort(
         (a, b) => bySeverity(a, b) || a.vuln_key.localeCompare(b.vuln_key) || a.sku.localeCompare(b.sku) || a.name.localeCompare(b.name),
       );
-      const keys = [...new Set(rows.map((r) => r.vuln_key))];
-      const records = new Map<string, Array<{ affected: string }>>();
-      for (let i = 0; i < keys.length; i += 500) {
-        const chunk = await db
-          .selectFrom('vuln_records')
-          .select(['vuln_key', 'affected'])
-          .where('vuln_key', 'in', keys.slice(i, i + 500))
-          .execute();
-        for (const r of chunk) records.set(r.vuln_key, [...(records.get(r.vuln_key) ?? []), r]);
-      }
-      const findings = rows.map(
-        (r): FindingView => ({
-          vulnerability: r.vuln_key,
-          aliases: (parse<string[]>(r.aliases) ?? []).filter((a) => a !== r.vuln_key),
-          cve: r.cve,
-          euvd: r.euvd,
-          summary: r.summary,
-          product_sku: r.sku,
-          releases: JSON.parse(r.releases) as string[],
-          component: { name: r.name, version: r.version, purl: r.purl },
-          fixed_versions: fixedVersions(records.get(r.vuln_key) ?? [], r.purl),
-          cvss: r.cvss_score !== null ? { score: r.cvss_score, vector: r.cvss_vector! } : null,
-          epss: r.epss_score !== null ? { score: r.epss_score, percentile: r.epss_percentile! } : null,
-          exploited: { cisa_kev: parse(r.cisa_kev), eu_kev: parse(r.eu_kev) },
-          state: (r.state as AnalysisState | null) ?? 'in_triage',
-          justification: r.justification ?? null,
-          responses: parse<string[]>(r.responses ?? null) ?? [],
-          detail: r.detail ?? null,
-          first_seen_at: r.first_seen_at,
-        }),
-      );
+      const findings = await viewsOf(rows);
       return { findings, count: findings.length };
+    },
+
+    /**
+     * One page of the organisation's live findings (the Vulnerabilities page), filtered and
+     * ordered in the query: exploited first, then CVSS, then EPSS, then a stable tiebreak; with
+     * how many findings the filters keep.
+     */
+    async findingsPage(
+      orgSlug: string,
+      filter: FindingsFilter,
+      page: { offset: number; limit: number },
+    ): Promise<{ findings: FindingView[]; count: number }> {
+      const { id: orgId } = await orgs.requireOrg(orgSlug);
+      if (filter.state !== undefined && filter.state !== 'open' && !(ANALYSIS_STATES as readonly string[]).includes(filter.state)) {
+        throw new AppError('validation_failed', `state must be open or one of ${ANALYSIS_STATES.join(', ')}`);
+      }
+      if (filter.severity !== undefined && !(SEVERITY_BANDS as readonly string[]).includes(filter.severity)) {
+        throw new AppError('validation_failed', `severity must be one of ${SEVERITY_BANDS.join(', ')}`);
+      }
+      const query: FindingsPageQuery = {
+        orgId,
+        productId: filter.sku !== undefined ? (await products.requireProduct(orgId, filter.sku)).id : undefined,
+        release: filter.release,
+        exploited: filter.exploited,
+        cvss: filter.severity === undefined ? undefined : filter.severity === 'unscored' ? null : SEVERITY_SCORES[filter.severity],
+        states: filter.state === undefined ? undefined : filter.state === 'open' ? ['in_triage', 'exploitable'] : [filter.state],
+        onMarketAt: filter.onMarket ? iso(clock()) : undefined,
+      };
+      const limit = Math.max(1, Math.min(500, Math.floor(page.limit)));
+      const offset = Math.max(0, Math.floor(page.offset));
+      const [rows, count] = await Promise.all([findingsPageRepo.page(db, query, offset, limit), findingsPageRepo.count(db, query)]);
+      return { findings: await viewsOf(rows), count };
+    },
+
+    /**
+     * A product's findings per release (the latest revision of each, newest first): how many,
+     * how many exploited, how many still to act on (in triage or exploitable).
+     */
+    async productFindings(orgSlug: string, sku: string) {
+      const { id: orgId } = await orgs.requireOrg(orgSlug);
+      const product = await products.requireProduct(orgId, sku);
+      const [revisions, rows] = await Promise.all([
+        findingsPageRepo.latestRevisions(db, product.id),
+        findingsPageRepo.ofProduct(db, orgId, product.id),
+      ]);
+      const releases = revisions.map((r) => ({ ...r, findings: 0, exploited: 0, open: 0, critical: 0, high: 0 }));
+      const byRelease = new Map(releases.map((r) => [r.release, r]));
+      for (const row of rows) {
+        const open = row.state === null || row.state === 'in_triage' || row.state === 'exploitable';
+        const band = severityOf(row.cvss_score);
+        for (const version of JSON.parse(row.releases) as string[]) {
+          const release = byRelease.get(version);
+          if (!release) continue;
+          release.findings++;
+          release.exploited += row.exploited;
+          if (open) release.open++;
+          if (band === 'critical') release.critical++;
+          if (band === 'high') release.high++;
+        }
+      }
+      return { sku: product.sku, findings: rows.length, releases };
+    },
+
+    /**
+     * For a case opened from a signal the platform raised for an exploited finding: the release
+     * whose SBOM no longer holds the affected component, proposed as the corrective measure (a
+     * person records it, or not). Null for any other case, or while every release still holds it.
+     */
+    async fixProposal(orgSlug: string, incidentNumber: number) {
+      const { id: orgId } = await orgs.requireOrg(orgSlug);
+      const context = await exploitedContextOf(db, orgId, incidentNumber);
+      const fix = context?.fixedIn[0];
+      if (!context || !fix) return null;
+      return { vulnerability: context.vulnerability, cve: context.cve, components: context.components, release: fix.release, at: fix.at };
     },
 
     /** Sets the analysis of a vulnerability on one product or all that have it; each change a registry entry. */
