@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { PortableMigration } from './types.js';
 
 // Vulnerability intelligence (vulnerabilities.md). Feeds are platform-wide (one copy for every
@@ -144,11 +145,13 @@ export const vulnerabilities: PortableMigration = {
       .addPrimaryKeyConstraint('findings_pk', ['org_id', 'product_id', 'component_id', 'vuln_key'])
       .execute();
     await db.schema.createIndex('findings_vuln').on('findings').columns(['vuln_key', 'org_id']).execute();
-    await db.schema
-      .createIndex('findings_order')
-      .on('findings')
-      .columns(['org_id', 'exploited desc', 'cvss_score desc', 'epss_score desc'])
-      .execute();
+    // A page of an organisation's live findings is one walk of this index, in the lists' order
+    // (exploited, then CVSS and EPSS with unknown scores last, then a stable tiebreak). Unknown
+    // scores come last in a descending order on SQLite by themselves; PostgreSQL is told.
+    const last = postgres ? sql` nulls last` : sql``;
+    await sql`create index findings_order on findings (org_id, exploited desc, cvss_score desc${last}, epss_score desc${last}, vuln_key, product_id, component_id) where gone_at is null`.execute(
+      db,
+    );
 
     await db.schema
       .createTable('finding_analyses')
