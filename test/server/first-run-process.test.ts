@@ -19,12 +19,18 @@ const jsonLines = (server: RunningServer): LogLine[] =>
     .split('\n')
     .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l) as LogLine);
-/** The banner of the server's latest start in this output. */
-const bannerOf = (server: RunningServer): LogLine => {
-  const banners = jsonLines(server).filter((l) => 'console' in l && 'api' in l);
-  assert.equal(banners.length, 1, server.logs());
-  return banners[0]!;
-};
+/**
+ * The banner of the server's latest start in this output. It is written just after the server
+ * listens, so /healthz (what startServer waits for) can answer before it reaches the pipe: wait.
+ */
+async function bannerOf(server: RunningServer): Promise<LogLine> {
+  const banners = () => jsonLines(server).filter((l) => 'console' in l && 'api' in l);
+  for (const deadline = Date.now() + 10_000; banners().length === 0 && Date.now() < deadline; ) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.equal(banners().length, 1, server.logs());
+  return banners()[0]!;
+}
 
 /** Fills the set-up form over plain HTTP, as a browser without JavaScript would. */
 async function claimOverHttp(url: string, email: string): Promise<Response> {
@@ -62,7 +68,7 @@ describe('a first start, as the server process prints it', () => {
 
   it('logs a banner with where everything answers and the one-time set-up link, at info level', async () => {
     server = await startServer(env);
-    const banner = bannerOf(server);
+    const banner = await bannerOf(server);
     assert.equal(banner.level, 30, 'the set-up link is not a warning');
     assert.deepEqual(
       { ...banner, level: undefined, time: undefined, pid: undefined, hostname: undefined, setup_url: undefined },
@@ -94,7 +100,7 @@ describe('a first start, as the server process prints it', () => {
   });
 
   it('keeps the tokens of set-up and invitation links out of the request log', async () => {
-    const setupUrl = String(bannerOf(server!).setup_url);
+    const setupUrl = String((await bannerOf(server!)).setup_url);
     const setupToken = setupUrl.split('/').pop()!;
     await runCli(['org', 'create', 'logs'], env);
     const invite = await runCli(['user', 'invite', '--org', 'logs', '--email', 'ana@example.com', '--role', 'owner', '--json'], {
@@ -119,10 +125,10 @@ describe('a first start, as the server process prints it', () => {
   });
 
   it('voids the link at a restart, prints a new one, and none once the instance is set up', async () => {
-    const old = String(bannerOf(server!).setup_url);
+    const old = String((await bannerOf(server!)).setup_url);
     assert.equal(await server!.stop(), 0);
     server = await startServer(env);
-    const fresh = String(bannerOf(server).setup_url);
+    const fresh = String((await bannerOf(server)).setup_url);
     assert.match(fresh, new RegExp(`/console/setup/${TOKEN}$`));
     assert.notEqual(new URL(fresh).pathname, new URL(old).pathname);
     const refused = await fetch(`${server.url}${new URL(old).pathname}`);
@@ -141,7 +147,7 @@ describe('a first start, as the server process prints it', () => {
 
     assert.equal(await server.stop(), 0);
     server = await startServer(env);
-    const banner = bannerOf(server);
+    const banner = await bannerOf(server);
     assert.equal('setup_url' in banner, false);
     assert.equal(banner.msg, 'ready');
     assert.equal(server.logs().includes('/console/setup/'), false);
@@ -156,6 +162,10 @@ describe('LOG_FORMAT', () => {
     const server = await startServer({ DATABASE_URL: db.url, CONSOLE_SECRET: 'x'.repeat(32), LOG_FORMAT: 'pretty' });
     try {
       await fetch(`${server.url}/healthz`);
+      // The banner follows the listen: wait for its last line to reach the pipe.
+      for (const deadline = Date.now() + 10_000; !server.logs().includes('npx cra-admin setup-link') && Date.now() < deadline; ) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
       const logs = server.logs();
       assert.match(logs, /INFO: CRA compliance API \S+ is ready\n/);
       assert.ok(logs.includes(`\n  Console     ${server.url}/console\n`), logs);
