@@ -45,6 +45,8 @@ export function severityOf(score: number | null): SeverityBand {
  */
 export interface FindingsFilter {
   sku?: string;
+  /** Any id or alias of one vulnerability. */
+  vuln?: string;
   release?: string;
   exploited?: boolean;
   severity?: SeverityBand;

@@ -261,6 +261,7 @@ export function createVulnService(
       const query: FindingsPageQuery = {
         orgId,
         productId: filter.sku !== undefined ? (await products.requireProduct(orgId, filter.sku)).id : undefined,
+        vulnKey: filter.vuln !== undefined ? await groupOf(filter.vuln) : undefined,
         release: filter.release,
         exploited: filter.exploited,
         cvss: filter.severity === undefined ? undefined : filter.severity === 'unscored' ? null : SEVERITY_SCORES[filter.severity],

@@ -73,6 +73,42 @@ describe('vulnerability intelligence from real feeds', () => {
     ]);
   });
 
+  it('pages the list with --limit and --offset: the same findings, in order, with the whole count', async () => {
+    const all = (await cli('finding', 'list', '--org', 'acme', '--json')).json();
+    assert.ok(all.count >= 3, `${all.count} findings`);
+    const seen: string[] = [];
+    for (let offset = 0; offset < all.count; offset += 2) {
+      const page = (await cli('finding', 'list', '--org', 'acme', '--limit', '2', '--offset', String(offset), '--json')).json();
+      assert.equal(page.count, all.count, 'count is of the whole list');
+      assert.ok(page.findings.length <= 2);
+      seen.push(
+        ...page.findings.map((f: { vulnerability: string; component: { purl: string } }) => `${f.vulnerability} ${f.component.purl}`),
+      );
+    }
+    const key = (f: { vulnerability: string; component: { purl: string } }) => `${f.vulnerability} ${f.component.purl}`;
+    assert.deepEqual([...seen].sort(), all.findings.map(key).sort(), 'every finding once over the pages');
+    assert.ok(seen[0]!.startsWith(all.findings[0].vulnerability), 'exploited first on the first page too');
+    const one = (await cli('finding', 'list', '--org', 'acme', '--vuln', 'GO-2020-0001', '--limit', '5', '--json')).json();
+    assert.deepEqual(
+      one.findings.map((f: { vulnerability: string }) => f.vulnerability),
+      ['CVE-2020-36567'],
+      'a vulnerability by an alias',
+    );
+    for (const bad of [
+      ['--limit', '0'],
+      ['--limit', '501'],
+      ['--limit', 'ten'],
+      ['--limit', '5', '--offset', '-1'],
+    ]) {
+      const refused = await cli('finding', 'list', '--org', 'acme', ...bad);
+      assert.equal(refused.code, 2, `${bad.join(' ')}: a usage error`);
+      assert.match(refused.stderr, /expected a whole number/, bad.join(' '));
+    }
+    const alone = await cli('finding', 'list', '--org', 'acme', '--offset', '2');
+    assert.equal(alone.code, 1);
+    assert.match(alone.stderr, /--offset needs --limit/);
+  });
+
   it('raises one INCOMING signal per product and exploited vulnerability, with finding.exploited', async () => {
     const h = harness();
     const signals = (await cli('signal', 'list', '--org', 'acme', '--json')).json();

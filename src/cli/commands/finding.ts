@@ -1,7 +1,32 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { ANALYSIS_STATES, JUSTIFICATIONS, RESPONSES } from '../../vulns/vulns.schemas.js';
+import { AppError } from '../../errors.js';
+import { ANALYSIS_STATES, type AnalysisState, JUSTIFICATIONS, RESPONSES } from '../../vulns/vulns.schemas.js';
 import { action, timestampOption } from '../context.js';
 import { table } from '../output.js';
+
+/** The console pages at most this many findings at once; so does `finding list --limit`. */
+const PAGE_MAX = 500;
+
+interface ListOptions {
+  org: string;
+  sku?: string;
+  vuln?: string;
+  exploited?: boolean;
+  state?: string;
+  limit?: number;
+  offset: number;
+}
+
+function pageSize(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > PAGE_MAX) throw new InvalidArgumentError(`expected a whole number from 1 to ${PAGE_MAX}`);
+  return n;
+}
+
+function offset(value: string): number {
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new InvalidArgumentError('expected a whole number, 0 or more');
+  return Number(value);
+}
 
 export function findingCommand(): Command {
   const finding = new Command('finding').description('which products carry a known vulnerability, and their analysis');
@@ -13,9 +38,21 @@ export function findingCommand(): Command {
     .option('--vuln <id>', 'one vulnerability (any id or alias)')
     .option('--exploited', 'only those in CISA KEV or EU KEV')
     .addOption(new Option('--state <state>', 'only this analysis state').choices([...ANALYSIS_STATES]))
+    .option('--limit <n>', `one page of at most n findings (1–${PAGE_MAX}), in the order of the console's Vulnerabilities page`, pageSize)
+    .option('--offset <n>', 'with --limit: skip the first n', offset, 0)
     .action(
-      action(async (ctx, opts: { org: string; sku?: string; vuln?: string; exploited?: boolean; state?: string }) => {
-        const list = await ctx.vulns.listFindings(opts.org, opts);
+      action(async (ctx, opts: ListOptions) => {
+        // A page comes from the database in order (findings_order), whatever the list's size;
+        // the whole list is read and ordered here (the spec's shape, for exports and scripts).
+        if (opts.limit === undefined && opts.offset !== 0) throw new AppError('validation_failed', '--offset needs --limit');
+        const list =
+          opts.limit === undefined
+            ? await ctx.vulns.listFindings(opts.org, opts)
+            : await ctx.vulns.findingsPage(
+                opts.org,
+                { sku: opts.sku, vuln: opts.vuln, exploited: opts.exploited || undefined, state: opts.state as AnalysisState | undefined },
+                { offset: opts.offset, limit: opts.limit },
+              );
         const rows = list.findings.map((f) => ({
           vulnerability: f.vulnerability,
           exploited: f.exploited.cisa_kev || f.exploited.eu_kev ? 'yes' : '',

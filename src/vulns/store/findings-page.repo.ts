@@ -10,6 +10,8 @@ import type { DB } from '../../db/schema.js';
 export interface FindingsPageQuery {
   orgId: string;
   productId?: string;
+  /** One vulnerability (its group key, `vulnerabilities.vuln_key`). */
+  vulnKey?: string;
   /** A release version: findings whose latest revision of that release holds the component. */
   release?: string;
   exploited?: boolean;
@@ -67,6 +69,7 @@ function filtered(db: Executor, q: FindingsPageQuery): Filtered {
       ) as unknown as Filtered;
   }
   if (q.productId !== undefined) query = query.where('f.product_id', '=', q.productId);
+  if (q.vulnKey !== undefined) query = query.where('f.vuln_key', '=', q.vulnKey);
   // `releases` is the canonical JSON array of version strings: a version is in it as "…", quoted.
   if (q.release !== undefined)
     query = query.where(sql<boolean>`f.releases like ${`%${likeLiteral(JSON.stringify(q.release))}%`} escape '!'`);
