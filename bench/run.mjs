@@ -4,7 +4,9 @@
 // --only webhooks (API throughput with 1,000 webhook deliveries pending, bench/webhooks-pending.mjs),
 // --only sbom (the SBOM rows alone: ingest, read latency during an ingest, storage, search, RSS;
 // with DATABASE_URL=postgres://… they run on a scratch database of that PostgreSQL server),
-// --only console (sign-in and each console page with 1,000 products and 1,000 cases, bench/console.mjs).
+// --only console (sign-in and each console page with 1,000 products and 1,000 cases, bench/console.mjs),
+// --only vulns (OSV import rate and memory, re-matching, finding list, findings of a new SBOM:
+// bench/vulns.mjs and bench/vulns-match.mjs; DATABASE_URL=postgres://… for PostgreSQL).
 import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -33,6 +35,26 @@ if (only?.length === 1 && only[0] === 'webhooks') {
   // The webhooks row alone (bench/webhooks-pending.mjs): API throughput with 1,000 deliveries pending.
   const { benchWebhooks } = await import('./webhooks-pending.mjs');
   await benchWebhooks({ duration, connections, rounds: Number(arg('rounds', 3)) });
+  process.exit(0);
+}
+if (only?.length === 1 && only[0] === 'vulns') {
+  // Vulnerability intelligence alone (bench/vulns.mjs, bench/vulns-match.mjs), on the backend of
+  // DATABASE_URL (SQLite when unset): written to bench/results-vulns-<backend>.json.
+  const { runVulnBench } = await import('./vulns.mjs');
+  const { runVulnMatchBench } = await import('./vulns-match.mjs');
+  const runs = Number(arg('rounds', 3));
+  console.log(`Vulnerability intelligence: median of ${runs} runs (range)`);
+  const vulnRows = [...(await runVulnBench({ runs })), ...(await runVulnMatchBench({ runs }))];
+  const backend = /^postgres(ql)?:/.test(process.env.DATABASE_URL ?? '') ? 'postgres' : 'sqlite';
+  for (const row of vulnRows) console.log(JSON.stringify(row));
+  const results = {
+    measured_at: new Date().toISOString(),
+    backend,
+    machine: { cpus: cpus().length, node: process.version },
+    vulns: vulnRows,
+  };
+  writeFileSync(fileURLToPath(new URL(`./results-vulns-${backend}.json`, import.meta.url)), `${JSON.stringify(results, null, 2)}\n`);
+  console.log(`wrote bench/results-vulns-${backend}.json`);
   process.exit(0);
 }
 const sbomOnly = only?.length === 1 && only[0] === 'sbom';

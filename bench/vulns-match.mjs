@@ -1,0 +1,322 @@
+// Matching rows of vulnerability intelligence (docs/benchmarks.md, `npm run bench -- --only
+// vulns`), on a portfolio the size the spec names: 100 products with a 10,000-component SBOM
+// each, 1,000,000 component references over 100,000 distinct components, 10,000 advisories on
+// them and so 100,000 live findings. SQLite by default; with DATABASE_URL=postgres://… a scratch
+// database on that server.
+//
+// - 10,000 changed advisories re-matched: `cra-admin vuln import` of the same 10,000 records
+//   with a later `modified` and another fixed version, in a process of its own, as an operator
+//   runs it; its own summary's took_ms (reading the zip, storing, matching, refreshing findings).
+// - `finding list` with 100,000 findings: the CLI's command in process (dist/cli/run.js, what
+//   `npx cra-admin finding list --limit 50` runs after Node's start), the first page and a page
+//   50,000 findings deep.
+// - a new 10,000-component SBOM, from its 201 to its findings listed: the server process, four
+//   clients reading GET /products in a loop throughout; the SBOM's components are new (names no
+//   revision holds), 1,000 of them affected by advisories already imported. This process polls
+//   the findings table until the product's 1,000 findings are there.
+//
+//   npm run build && node bench/vulns-match.mjs [--runs 3]
+import { spawn } from 'node:child_process';
+import { request as httpRequest, Agent } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { benchDatabase, benchDocument, postSbom, ROOT, settle, startServer } from './sbom-ingest.mjs';
+import { zipWriter } from './zip-writer.mjs';
+
+const PRODUCTS = 100;
+const PER_PRODUCT = 10_000;
+const DISTINCT = 100_000;
+const ADVISORIES = 10_000;
+const NEW_SBOM = 10_000;
+const NEW_AFFECTED = 1_000;
+const ORG = 'bench';
+
+const dist = (path) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+const percentile = (values, p) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+};
+const range = (values) => [Math.min(...values), Math.max(...values)];
+const round1 = (v) => Math.round(v * 10) / 10;
+
+/** Distinct component j of the portfolio: an npm package at a 1.x.0 version. */
+const portfolioPurl = (j) => `pkg:npm/bench-c-${j}@1.${j % 7}.0`;
+/** Component i of run r's new SBOM. */
+const newPurl = (r, i) => `pkg:npm/bench-new${r}-${i}@2.${i % 5}.0`;
+
+const component = (purl) => {
+  const at = purl.lastIndexOf('@');
+  return { type: 'library', 'bom-ref': purl, name: purl.slice('pkg:npm/'.length, at), version: purl.slice(at + 1), purl };
+};
+
+/** An OSV record on one npm package: every version before `fixed` is affected. */
+function record(id, name, fixed, modified) {
+  return {
+    schema_version: '1.6.0',
+    id,
+    modified,
+    published: '2026-01-05T10:00:00Z',
+    aliases: [`CVE-2026-${String(100_000 + (Number(id.replace(/\D/g, '')) % 900_000))}`],
+    summary: `Out-of-bounds read in ${name}`,
+    details: 'A crafted input makes the parser read past the end of its buffer.',
+    severity: [{ type: 'CVSS_V3', score: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:H' }],
+    affected: [{ package: { ecosystem: 'npm', name }, ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed }] }] }],
+  };
+}
+
+/**
+ * The portfolio's advisories (package bench-c-{10k}: each in 10 products' SBOMs) with this
+ * fixed version and modification time; with `newRuns`, also the advisories on each run's new
+ * SBOM (every tenth of its components).
+ */
+function advisoryZip(path, { fixed, modified, newRuns = 0 }) {
+  const zip = zipWriter(path);
+  for (let k = 0; k < ADVISORIES; k++) {
+    const r = record(`BENCH-${k}`, `bench-c-${k * (DISTINCT / ADVISORIES)}`, fixed, modified);
+    zip.add(`${r.id}.json`, Buffer.from(JSON.stringify(r)));
+  }
+  for (let run = 0; run < newRuns; run++) {
+    for (let i = 0; i < NEW_AFFECTED; i++) {
+      const r = record(`BENCH-NEW-${run}-${i}`, `bench-new${run}-${i * (NEW_SBOM / NEW_AFFECTED)}`, '3.0.0', modified);
+      zip.add(`${r.id}.json`, Buffer.from(JSON.stringify(r)));
+    }
+  }
+  zip.end();
+}
+
+/** `cra-admin <args> --json` in a process of its own; its JSON output. */
+function cli(databaseUrl, ...args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(ROOT, 'dist/cli/main.js'), ...args, '--json'], {
+      env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', CONSOLE_SECRET: 'bench' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`cra-admin ${args.join(' ')} exited ${code}`))));
+  });
+}
+
+/** The organisation, its 100 products with their SBOMs (through the ingest service), two keys. */
+async function seed(databaseUrl, runs, log) {
+  const [{ openDatabase, migrateToLatest }, { createServices }] = await Promise.all([dist('db/index.js'), dist('services.js')]);
+  const database = openDatabase(databaseUrl);
+  const services = createServices({ database });
+  try {
+    await migrateToLatest(database);
+    const org = await services.orgs.createOrg({ slug: ORG, name: 'Bench Devices' });
+    const { secret: writeKey } = await services.keys.createKey({ org: ORG, name: 'pipeline', scopes: ['products:write'] });
+    const { secret: readKey } = await services.keys.createKey({ org: ORG, name: 'erp', scopes: ['products:read'] });
+    const started = performance.now();
+    for (let p = 0; p < PRODUCTS; p++) {
+      const sku = `PRD-${String(p).padStart(3, '0')}`;
+      await services.products.addProduct(ORG, sku, { name: `Product ${p}`, firmwareVersion: '1.0.0' });
+      const components = Array.from({ length: PER_PRODUCT }, (_, i) => component(portfolioPurl((p * 1_000 + i) % DISTINCT)));
+      await services.sbom.ingestSbom({ orgId: org.id, sku, bytes: Buffer.from(benchDocument(components)), actor: 'cli' });
+    }
+    for (let run = 0; run < runs; run++) await services.products.addProduct(ORG, `NEW-${run}`, { name: `New product ${run}` });
+    await services.vulns.idle();
+    log(
+      `  seeded ${PRODUCTS} products × ${PER_PRODUCT.toLocaleString('en')} components in ${Math.round((performance.now() - started) / 1000)} s`,
+    );
+    return { writeKey, readKey };
+  } finally {
+    await services.close();
+    await database.close();
+  }
+}
+
+/** Reads the live findings of a product by SKU, as often as asked, on its own connection. */
+async function findingsCounter(databaseUrl) {
+  const [{ openDatabase }, { sql }] = await Promise.all([dist('db/index.js'), import('kysely')]);
+  const database = openDatabase(databaseUrl);
+  return {
+    async count(sku) {
+      const row = await database.db
+        .selectFrom('findings as f')
+        .innerJoin('products as p', 'p.id', 'f.product_id')
+        .select(sql`count(*)`.as('n'))
+        .where('p.sku', '=', sku)
+        .where('f.gone_at', 'is', null)
+        .executeTakeFirst();
+      return Number(row?.n ?? 0);
+    },
+    close: () => database.close(),
+  };
+}
+
+/** `finding list` in process (dist/cli/run.js): milliseconds of each of `rounds` runs, and the last output. */
+async function findingList(databaseUrl, args, rounds) {
+  const { run } = await dist('cli/run.js');
+  const times = [];
+  let out = '';
+  for (let i = 0; i < rounds; i++) {
+    out = '';
+    const io = {
+      env: { DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', CONSOLE_SECRET: 'bench' },
+      stdout: { write: (t) => (out += t) },
+      stderr: process.stderr,
+    };
+    const started = performance.now();
+    const code = await run(['finding', 'list', '--org', ORG, ...args, '--json'], io);
+    times.push(performance.now() - started);
+    if (code !== 0) throw new Error(`finding list ${args.join(' ')} exited ${code}`);
+  }
+  return { times, output: JSON.parse(out) };
+}
+
+/** Clients that GET /products in a loop, one request at a time each, until stopped; latencies with their end times. */
+function readLoad(url, key, clients = 4) {
+  const agent = new Agent({ keepAlive: true, maxSockets: clients });
+  const samples = [];
+  let running = true;
+  const one = () =>
+    new Promise((resolve, reject) => {
+      const started = performance.now();
+      const req = httpRequest(`${url}/api/v1/external/products`, { agent, headers: { 'x-cra-api-key': key } }, (res) => {
+        res.resume();
+        res.on('end', () => {
+          if (res.statusCode !== 200) return reject(new Error(`GET /products answered ${res.statusCode}`));
+          const ended = performance.now();
+          samples.push({ ended, ms: ended - started });
+          resolve();
+        });
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  let failure = null;
+  const loops = Array.from({ length: clients }, async () => {
+    while (running && !failure) await one().catch((error) => (failure = error));
+  });
+  return {
+    between(from, to) {
+      if (failure) throw failure;
+      return samples.filter((s) => s.ended >= from && s.ended <= to).map((s) => s.ms);
+    },
+    async stop() {
+      running = false;
+      await Promise.all(loops);
+      agent.destroy();
+      if (failure) throw failure;
+    },
+  };
+}
+
+export async function runVulnMatchBench({ runs = 3, log = console.log } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'cra-bench-match-'));
+  const database = await benchDatabase(process.env.DATABASE_URL);
+  const backend = database.backend;
+  try {
+    const { writeKey, readKey } = await seed(database.url, runs, log);
+    const first = join(dir, 'first.zip');
+    advisoryZip(first, { fixed: '1.9.0', modified: '2026-02-01T00:00:00Z', newRuns: runs });
+    const initial = [await cli(database.url, 'vuln', 'import', first)];
+    log(`  first import: ${initial[0]?.new ?? '?'} records, ${JSON.stringify(initial[0]?.findings)} findings in ${initial[0]?.took_ms} ms`);
+
+    // 10,000 changed advisories, each run with another fixed version and a later modification.
+    const rematch = [];
+    for (let run = 0; run < runs; run++) {
+      const file = join(dir, `changed-${run}.zip`);
+      advisoryZip(file, { fixed: run % 2 === 0 ? '1.5.0' : '1.9.0', modified: `2026-03-0${run + 1}T00:00:00Z` });
+      const summary = await cli(database.url, 'vuln', 'import', file);
+      if (summary.changed !== ADVISORIES)
+        throw new Error(`expected ${ADVISORIES} changed records: ${JSON.stringify(summary).slice(0, 300)}`);
+      rematch.push(summary.took_ms);
+      log(
+        `  run ${run + 1}: ${ADVISORIES.toLocaleString('en')} changed advisories re-matched in ${summary.took_ms} ms (findings ${JSON.stringify(summary.findings)})`,
+      );
+    }
+    // Back to every 1.x affected: 100,000 live findings for the list.
+    await cli(database.url, 'vuln', 'import', first);
+
+    const firstPage = await findingList(database.url, ['--limit', '50'], 30);
+    const deepPage = await findingList(database.url, ['--limit', '50', '--offset', '50000'], 30);
+    const total = firstPage.output.count;
+    log(
+      `  finding list --limit 50 at ${total.toLocaleString('en')} findings: p50 ${round1(median(firstPage.times))} ms; at offset 50,000: ${round1(median(deepPage.times))} ms`,
+    );
+
+    // New SBOMs on the running server while clients read the catalogue.
+    const server = await startServer({ DATABASE_URL: database.url, CONSOLE_SECRET: 'bench', RATE_LIMIT_PER_MINUTE: '1000000000' });
+    const counter = await findingsCounter(database.url);
+    const load = readLoad(server.url, readKey);
+    const listed = [];
+    const p99s = [];
+    try {
+      // The parse threads' warm-up ends first: a service that has run a while has none left.
+      await settle();
+      for (let run = 0; run < runs; run++) {
+        const sku = `NEW-${run}`;
+        const body = Buffer.from(benchDocument(Array.from({ length: NEW_SBOM }, (_, i) => component(newPurl(run, i)))));
+        const posted = performance.now();
+        const response = await postSbom(server.url, writeKey, body, sku);
+        const created = performance.now();
+        if (response.status !== 201) throw new Error(`POST sbom answered ${response.status}: ${response.text.slice(0, 300)}`);
+        let count = await counter.count(sku);
+        while (count < NEW_AFFECTED) {
+          if (performance.now() - created > 60_000) throw new Error(`${count} of ${NEW_AFFECTED} findings after 60 s`);
+          await new Promise((r) => setTimeout(r, 5));
+          count = await counter.count(sku);
+        }
+        const done = performance.now();
+        listed.push(done - created);
+        const reads = load.between(posted, done);
+        p99s.push(percentile(reads, 99));
+        log(
+          `  run ${run + 1}: 201 in ${Math.round(created - posted)} ms, its ${count} findings listed ${Math.round(done - created)} ms later; GET /products p99 ${round1(percentile(reads, 99))} ms over ${reads.length} requests`,
+        );
+        await new Promise((r) => setTimeout(r, 1_000));
+      }
+    } finally {
+      await load.stop();
+      await counter.close();
+      server.child.kill();
+    }
+
+    const rows = [
+      {
+        name: `${ADVISORIES.toLocaleString('en')} changed advisories against 1,000,000 component references (100,000 distinct), ${backend}`,
+        ms: median(rematch),
+        ms_range: range(rematch),
+        goal: 're-matched in < 5 s',
+        met: median(rematch) < 5_000 ? 'met' : 'MISSED',
+      },
+      {
+        name: `finding list --limit 50 at ${total.toLocaleString('en')} findings (in process), ${backend}`,
+        ms: round1(median(firstPage.times)),
+        ms_range: range(firstPage.times).map(round1),
+        deep_page_ms: round1(median(deepPage.times)),
+        goal: '< 50 ms (page)',
+        met: median(firstPage.times) < 50 ? 'met' : 'MISSED',
+      },
+      {
+        name: `new ${NEW_SBOM.toLocaleString('en')}-component SBOM: 201 → its ${NEW_AFFECTED.toLocaleString('en')} findings listed, ${backend}`,
+        ms: Math.round(median(listed)),
+        ms_range: range(listed).map(Math.round),
+        get_products_p99_ms: round1(median(p99s)),
+        get_products_p99_range: range(p99s).map(round1),
+        goal: '< 500 ms; GET products p99 < 50 ms meanwhile',
+        met: median(listed) < 500 && median(p99s) < 50 ? 'met' : 'MISSED',
+      },
+    ];
+    return rows;
+  } finally {
+    await database.drop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const i = process.argv.indexOf('--runs');
+  const rows = await runVulnMatchBench({ runs: i > 0 ? Number(process.argv[i + 1]) : 3 });
+  console.log(JSON.stringify(rows, null, 2));
+}
