@@ -99,6 +99,7 @@ describe('disclosure in the console and cra-admin', () => {
     );
     const follow = followPath(sent.body);
 
+    assert.match((await analyst.get('/console/o/acme/today')).body, />#2<\/a><\/td>(<td>[^<]*<\/td>){4}<td>disclosure<\/td><\/tr>/);
     const signals = await analyst.get('/console/o/acme/signals');
     assert.match(signals.body, /href="\/console\/o\/acme\/signals\/2\/conversation">Conversation with the reporter of #2</);
     assert.match(signals.body, /from disclosure/);
@@ -114,6 +115,8 @@ describe('disclosure in the console and cra-admin', () => {
       links.map((m) => m[2]),
       ['report.pdf', 'poc &lt;i&gt;é.html'],
     );
+    const keys = await h.database.db.selectFrom('disclosure_attachments').select('storage_key').execute();
+    for (const { storage_key } of keys) assert.equal(panel.body.includes(storage_key), false, 'storage keys never leave the store');
     const shown = await analyst.post('/console/o/acme/signals/2/conversation/reporter', {});
     assert.equal(shown.statusCode, 200);
     assert.match(shown.body, /<dt>Reporter<\/dt><dd>Ada Finder<\/dd>/);
