@@ -78,8 +78,13 @@ describe('the report form under abuse', () => {
     assert.equal(many.headers.connection, 'close');
     const big = await r.report('sizes', { description: 'big file' }, [{ filename: 'big.bin', bytes: Buffer.alloc(10 * MiB + 1) }]);
     assert.equal(big.statusCode, 413);
-    const exact = await r.report('sizes', { description: 'ten MiB exactly' }, [{ filename: 'ok.bin', bytes: Buffer.alloc(10 * MiB) }]);
+    const exact = await r.report('sizes', { description: 'ten MiB exactly' }, [
+      { filename: 'ok.bin', bytes: Buffer.alloc(10 * MiB) },
+      // What a browser sends for a file input left empty: no name, no bytes; not an attachment.
+      { filename: '', bytes: Buffer.alloc(0) },
+    ]);
     assert.equal(exact.statusCode, 200, 'exactly 10 MiB is allowed');
+    assert.equal((await h.database.db.selectFrom('disclosure_attachments').select('size').execute()).length, 1);
     const fields: Array<[string, string]> = [['_csrf', r.csrf], ...Array.from({ length: 40 }, (): [string, string] => ['title', 'x'])];
     await r.get('/disclose/sizes/report');
     const body = multipart([['_csrf', r.csrf], ...fields.slice(1)]);
@@ -158,6 +163,15 @@ describe('the report form under abuse', () => {
     // An hour later the address may post again.
     h.clock.advance(3_600_000);
     assert.equal((await flood('flooded')).statusCode, 200);
+
+    // Messages through a follow-up link: 30 an hour per address.
+    const chatty = new Reporter(h.app, '192.0.2.80');
+    const follow = followPath((await chatty.report('calm', { description: 'then many messages' })).body);
+    await chatty.get(follow);
+    for (let i = 0; i < 30; i++) assert.equal((await chatty.post(follow, { message: `message ${i}` })).statusCode, 200);
+    const tooMany = await chatty.post(follow, { message: 'one more' });
+    assert.equal(tooMany.statusCode, 429);
+    assert.match(tooMany.body, /Too many messages were sent from your network address in the last hour/);
   });
 
   it('cuts a body that stalls, and refuses one declared too large before reading it', async () => {

@@ -29,6 +29,8 @@ export const DISCLOSE_PREFIX = '/disclose';
 
 /** disclosure.md: 10 reports per address per organisation per hour, 30 per address over all. */
 export const REPORT_LIMITS = { windowMs: 3_600_000, perOrganisation: 10, perAddress: 30 } as const;
+/** Messages through follow-up links, per client address per hour: a conversation, not a flood. */
+export const MESSAGE_LIMIT = 30;
 /** Report bodies in memory at once; one organisation's hold at most half (one report of the maximum size always fits). */
 const INFLIGHT_BYTES = 2 * MAX_FORM_BYTES;
 
@@ -214,6 +216,18 @@ export async function registerDisclosurePages(app: FastifyInstance, deps: Disclo
           const message = typeof body?.message === 'string' ? body.message : '';
           if (!Value.Check(MessageForm, { message }) || !message.trim())
             return show(request, reply, null, 'Write a message of at most 10000 characters.', 400);
+          const decision = await rateLimitStore.consume(`disclose:message:${request.ip}`, MESSAGE_LIMIT, REPORT_LIMITS.windowMs);
+          if (!decision.allowed) {
+            const minutes = Math.max(1, Math.ceil(decision.retryAfterSeconds / 60));
+            reply.header('retry-after', String(decision.retryAfterSeconds));
+            return problem(
+              request,
+              reply,
+              429,
+              'Too many messages',
+              `Too many messages were sent from your network address in the last hour. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+            );
+          }
           const sent = await disclosure.reporterMessage(slugOf(request), token, message);
           if (!sent) return notFound(request, reply);
           return show(request, reply, 'Your message was sent to the team.', null);
