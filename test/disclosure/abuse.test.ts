@@ -144,6 +144,7 @@ describe('the report form under abuse', () => {
     for (let i = 0; i < 10; i++) assert.equal((await flood('flooded')).statusCode, 200, `post ${i + 1}`);
     const refused = await flood('flooded');
     assert.equal(refused.statusCode, 429);
+    assert.equal(refused.headers.connection, 'close', 'its body is never read');
     assert.ok(Number(refused.headers['retry-after']) > 0 && Number(refused.headers['retry-after']) <= 3600);
     assert.match(refused.body, /Too many reports were sent from your network address in the last hour\. Try again in \d+ minutes?\./);
 

@@ -238,6 +238,8 @@ export async function registerDisclosurePages(app: FastifyInstance, deps: Disclo
       await scope.register(async (upload) => {
         await upload.register(multipart, { limits: MULTIPART_LIMITS });
         upload.post('/:slug/report', async (request, reply) => {
+          // Every answer given before the body is read closes the connection: the body is never drained.
+          reply.header('connection', 'close');
           const pages = await disclosure.publicPages(slugOf(request));
           if (!pages) return notFound(request, reply);
           const address = request.ip;
@@ -249,7 +251,7 @@ export async function registerDisclosurePages(app: FastifyInstance, deps: Disclo
             const decision = await rateLimitStore.consume(bucket, limit, REPORT_LIMITS.windowMs);
             if (!decision.allowed) {
               const minutes = Math.max(1, Math.ceil(decision.retryAfterSeconds / 60));
-              reply.header('retry-after', String(decision.retryAfterSeconds)).header('connection', 'close');
+              reply.header('retry-after', String(decision.retryAfterSeconds));
               return problem(
                 request,
                 reply,
@@ -267,10 +269,12 @@ export async function registerDisclosurePages(app: FastifyInstance, deps: Disclo
           const held = bodies.hold(request, reply, pages.org.id, size);
           if (held === 'gone') return reply;
           if (held !== 'held') {
-            reply.header('retry-after', '5').header('connection', 'close');
+            reply.header('retry-after', '5');
             return problem(request, reply, 503, 'Busy', 'Too many reports are being received right now. Try again in a few seconds.');
           }
           const read = await readReport(scope, request, reply);
+          // Read to its end: the connection may serve the next request.
+          if (read.ok) reply.removeHeader('connection');
           if (!read.ok) {
             if (read.problem === 'refused') return reply;
             if (read.problem === 'too_large') return tooLarge(request, reply);
@@ -332,8 +336,7 @@ export async function registerDisclosurePages(app: FastifyInstance, deps: Disclo
       });
 
       function tooLarge(request: FastifyRequest, reply: FastifyReply) {
-        // The rest of the body is not read: the connection closes after this answer.
-        reply.header('connection', 'close');
+        // The rest of the body is not read: the connection closes after this answer (set above).
         return problem(
           request,
           reply,
