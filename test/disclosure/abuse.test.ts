@@ -111,6 +111,12 @@ describe('the report form under abuse', () => {
     const blank = await r.report('script', { description: '   ' });
     assert.equal(blank.statusCode, 400);
     assert.match(blank.body, /Description: describe the vulnerability/);
+    // Another organisation's product (its id in the form's select): refused, not matched.
+    await h.orgs.createOrg({ slug: 'owner-of-product' });
+    const foreign = await h.products.addProduct('owner-of-product', 'SECRET-1', { name: 'Not yours' });
+    const wrongProduct = await r.report('script', { description: 'ok', product: foreign.id });
+    assert.equal(wrongProduct.statusCode, 400);
+    assert.match(wrongProduct.body, /Choose one of the listed products, or &quot;not sure&quot;\./);
     const nul = await r.report('script', { description: 'a\u0000b' });
     assert.equal(nul.statusCode, 400);
     assert.equal(nul.body.includes('a\u0000b'), false);
