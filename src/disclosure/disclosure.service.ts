@@ -269,6 +269,9 @@ export function createDisclosureService(database: Database, orgs: OrgService, de
           staged.push(f.key);
         }
         const signal = await database.transaction(async (trx) => {
+          // The bytes first (PostgreSQL): the organisation's numbering lock, taken next, is then
+          // held only for a few small rows, never while megabytes are written.
+          for (const f of files) await store.save(trx, f.key, f.bytes, now);
           const stored = await receiveOutsideReport(trx, {
             orgId: org.id,
             source: SOURCE,
@@ -294,7 +297,6 @@ export function createDisclosureService(database: Database, orgs: OrgService, de
           });
           const rows: DisclosureAttachmentRow[] = [];
           for (const f of files) {
-            await store.save(trx, f.key, f.bytes, now);
             rows.push({
               id: randomUUID(),
               org_id: org.id,
