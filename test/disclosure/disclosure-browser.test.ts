@@ -81,6 +81,9 @@ describe('disclosure in a real browser', { skip: browserSkip }, () => {
     const analyst = await (await browser.newContext({ acceptDownloads: true })).newPage();
     await acceptInvitation(analyst, (...args) => runCli(args, env), 'acme', 'ana@acme.example', 'analyst');
     await analyst.getByRole('link', { name: /continue/ }).click();
+    await analyst.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Disclosure' }).click();
+    await analyst.getByText('Only owners and admins change these.').waitFor();
+    await checkA11y(analyst, 'disclosure settings (analyst)');
     await analyst.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Signals' }).click();
     await analyst.getByRole('link', { name: 'Conversation with the reporter of #1' }).click();
     await analyst.waitForURL('**/signals/1/conversation');
