@@ -182,7 +182,13 @@ describe('the report form under abuse', () => {
   it('cuts a body that stalls, and refuses one declared too large before reading it', async (t) => {
     // An app of its own with a short body idle timeout (the stalled upload is cut within a
     // second), listening for raw sockets; without warming up the SBOM parse threads it would start.
-    const h = await buildHarness(t, { BODY_IDLE_TIMEOUT_MS: '500', SBOM_WARM_UP: 'false' });
+    // REQUEST_TIMEOUT_MS of 1 s: the report form's own, longer deadline lets a slow upload finish.
+    const h = await buildHarness(t, {
+      BODY_IDLE_TIMEOUT_MS: '500',
+      REQUEST_TIMEOUT_MS: '1000',
+      HEADERS_TIMEOUT_MS: '1000',
+      SBOM_WARM_UP: 'false',
+    });
     await h.orgs.createOrg({ slug: 'slow' });
     await h.disclosure.configure('slow', { enabled: true });
     await h.app.listen({ port: 0, host: '127.0.0.1' });
@@ -200,6 +206,31 @@ describe('the report form under abuse', () => {
     });
     assert.equal(stalled.status, 408, stalled.body);
     assert.ok(stalled.closed, 'the connection is closed');
+    // A slow but steady upload (a piece every 200 ms for 1.6 s) outlives REQUEST_TIMEOUT_MS and is received.
+    const steady = multipart(
+      [
+        ['_csrf', r.csrf],
+        ['description', 'slow but steady'],
+      ],
+      [{ filename: 'trace.bin', bytes: Buffer.alloc(4000, 1) }],
+    );
+    const pieces = Array.from({ length: 8 }, (_, i) =>
+      steady.payload.subarray((i * steady.payload.length) / 8, ((i + 1) * steady.payload.length) / 8),
+    );
+    const steadyHead = head(steady.payload.length).replace(body.contentType, steady.contentType);
+    const trickled = await rawRequest(port, steadyHead, {
+      timeoutMs: 8000,
+      // biome-ignore lint/suspicious/noThenProperty: rawRequest's option for what to do once connected
+      then: (socket) => {
+        let i = 0;
+        const next = () => {
+          if (i < pieces.length) socket.write(pieces[i++]!, () => setTimeout(next, 200));
+        };
+        setTimeout(next, 200);
+      },
+    });
+    assert.equal(trickled.status, 200, trickled.body);
+    assert.ok(trickled.elapsedMs > 1500, `${trickled.elapsedMs} ms`);
     const declared = await rawRequest(port, head(200 * MiB), { timeoutMs: 5000 });
     assert.equal(declared.status, 413);
     assert.ok(declared.elapsedMs < 2000, `answered at once, without waiting for the body (${declared.elapsedMs} ms)`);
@@ -215,6 +246,6 @@ describe('the report form under abuse', () => {
       headers: { cookie: r.cookie },
     });
     assert.equal(after.status, 200, await after.text());
-    assert.equal((await h.incidents.listSignals('slow')).length, 1);
+    assert.equal((await h.incidents.listSignals('slow')).length, 2);
   });
 });

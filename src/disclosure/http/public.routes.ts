@@ -29,6 +29,8 @@ export const DISCLOSE_PREFIX = '/disclose';
 
 /** disclosure.md: 10 reports per address per organisation per hour, 30 per address over all. */
 export const REPORT_LIMITS = { windowMs: 3_600_000, perOrganisation: 10, perAddress: 30 } as const;
+/** The report form's deadline for the whole request (its attachments may be large). */
+const REPORT_DEADLINE_MS = 5 * 60_000;
 /** Messages through follow-up links, per client address per hour: a conversation, not a flood. */
 export const MESSAGE_LIMIT = 30;
 /** Report bodies in memory at once; one organisation's hold at most half (one report of the maximum size always fits). */
@@ -237,7 +239,10 @@ export async function registerDisclosurePages(app: FastifyInstance, deps: Disclo
       // The report form: the only route with a multipart parser, registered in its own scope.
       await scope.register(async (upload) => {
         await upload.register(multipart, { limits: MULTIPART_LIMITS });
-        upload.post('/:slug/report', async (request, reply) => {
+        // 50 MiB of attachments need longer than REQUEST_TIMEOUT_MS on a slow line: up to 5 minutes
+        // (within the server's longest deadline); a body that stalls is still cut by BODY_IDLE_TIMEOUT_MS.
+        const requestTimeoutMs = Math.max(config.requestTimeoutMs, Math.min(REPORT_DEADLINE_MS, config.sbomRequestTimeoutMs));
+        upload.post('/:slug/report', { config: { requestTimeoutMs } }, async (request, reply) => {
           // Every answer given before the body is read closes the connection: the body is never drained.
           reply.header('connection', 'close');
           const pages = await disclosure.publicPages(slugOf(request));
