@@ -6,7 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { acceptInvitation, browserSkip, checkA11y, launchChromium, shoot } from '../helpers/browser.js';
 import { runCli } from '../helpers/cli.js';
 import { createEmptyDatabaseUrl } from '../helpers/db.js';
-import { type RunningServer, startServer } from '../helpers/server.js';
+import { assertNoErrorLogged, type RunningServer, startServer } from '../helpers/server.js';
 
 // Disclosure as people use it, in Chromium against the real server process, one browser for
 // all: a researcher without an account reads the policy, sends a report with two attachments,
@@ -35,7 +35,8 @@ describe('disclosure in a real browser', { skip: browserSkip }, () => {
     await ok('org', 'create', 'acme', '--name', 'Acme Devices GmbH');
     await ok('product', 'add', '--org', 'acme', '--sku', 'CAM-9', '--name', 'Camera 9');
     await ok('disclosure', 'enable', '--org', 'acme', '--acknowledge-days', '3');
-    server = await startServer({ ...env, LOG_LEVEL: 'warn' });
+    // Every request is logged (info), so the test can show what the log never holds.
+    server = await startServer({ ...env, LOG_LEVEL: 'info', LOG_FORMAT: 'json' });
     env.PUBLIC_URL = server.url;
     browser = await launchChromium();
   });
@@ -135,6 +136,13 @@ describe('disclosure in a real browser', { skip: browserSkip }, () => {
     const denied = await viewer.request.get(`${server.url}${href}`);
     assert.equal(denied.status(), 404);
     await viewer.context().close();
+
+    // The request log names the follow-up page, never its token, and nothing of the reporter.
+    const logs = server.logs();
+    assert.match(logs, /\/disclose\/acme\/follow\/\[redacted\]/);
+    for (const secret of [link.split('/').pop()!, 'grace@probe.example', 'Grace Prober'])
+      assert.equal(logs.includes(secret), false, secret);
+    assertNoErrorLogged(server);
     await (analyst as Page).context().close();
     await researcher.context().close();
   });
