@@ -217,6 +217,11 @@ describe('the public disclosure pages', () => {
     assert.equal(page.statusCode, 200);
     assert.match(page.body, /Status: received/);
     assert.doesNotMatch(page.body, /Renée|renee@/, 'the page does not echo the identity');
+    for (const message of ['   ', 'x'.repeat(10_001)]) {
+      const refused = await r.post(follow, { message });
+      assert.equal(refused.statusCode, 400);
+      assert.match(refused.body, /id="message-error"[^>]*>Write a message of at most 10000 characters\./);
+    }
     const answer = await r.post(follow, { message: 'Any news? Here is more detail.' });
     assert.equal(answer.statusCode, 200);
     assert.match(answer.body, /Your message was sent/);
