@@ -25,6 +25,7 @@ import { ingestSbomRoute, sbomSchemas } from './sbom/http/ingest-sbom.routes.js'
 import type { Services } from './services.js';
 import './http/context.js';
 import { registerConsole } from './console/plugin.js';
+import { registerDisclosurePages } from './disclosure/http/public.routes.js';
 
 export interface AppDeps {
   config: Config;
@@ -120,5 +121,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   registerHealth(app, { database, store: rateLimitStore, schemaReady });
   await registerConsole(app, { config, ...services, sbomBodies });
+  await registerDisclosurePages(app, { config, disclosure: services.disclosure, rateLimitStore, csrfKey: services.disclosureCsrfKey });
   return app;
 }

@@ -45,6 +45,8 @@ export interface Config {
   databaseTimeouts: { connectTimeoutMs: number; queryTimeoutMs: number };
   webhooks: WebhookConfig;
   feeds: FeedConfig;
+  /** ATTACHMENTS_DIR: where disclosure attachments are kept, sealed, on SQLite; default `attachments/` beside the database. */
+  attachmentsDir: string | null;
 }
 
 /** Vulnerability feeds (vulnerabilities.md): what the server fetches on a schedule, and how. */
@@ -211,6 +213,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       allowPrivate: onOff(env, 'FEEDS_ALLOW_PRIVATE', false),
       maxBytes: positiveInt(env, 'FEEDS_MAX_BYTES', 2 * 1024 ** 3),
     }),
+    attachmentsDir: env.ATTACHMENTS_DIR?.trim() || null,
   });
 }
 

@@ -9,6 +9,8 @@ import { createComplianceService } from './compliance/compliance.service.js';
 import type { FeedConfig, WebhookConfig } from './config.js';
 import type { Database } from './db/index.js';
 import { createIncidentService } from './incidents/incidents.service.js';
+import { createAttachmentStore } from './disclosure/attachment-store.js';
+import { createDisclosureService } from './disclosure/disclosure.service.js';
 import { createKeyService } from './keys/keys.service.js';
 import { createOrgService } from './orgs/orgs.service.js';
 import { createProductService } from './products/products.service.js';
@@ -49,6 +51,8 @@ export interface ServiceDeps {
   workers?: WebhookConfig;
   /** Vulnerability feeds: how URLs are fetched, and which the server fetches on a schedule. */
   feeds?: FeedConfig;
+  /** Disclosure attachments on SQLite: their directory (start-up.ts: ATTACHMENTS_DIR or beside the database). */
+  attachmentsDir?: string | null;
   /** Where the background workers report trouble. */
   log?: { info?(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
@@ -60,6 +64,7 @@ export function createServices({
   webhookPolicy,
   workers,
   feeds,
+  attachmentsDir = null,
   log,
 }: ServiceDeps) {
   const orgs = createOrgService(database, clock);
@@ -77,6 +82,17 @@ export function createServices({
     clock,
     log,
     fetchPolicy: feeds ? { allowPrivate: feeds.allowPrivate, maxBytes: feeds.maxBytes } : undefined,
+  });
+  // Reporter identities and attachments are sealed under their own key from CONSOLE_SECRET.
+  const disclosureBox = consoleOptions?.secret ? createSecretBox(consoleOptions.secret, 'cra-disclosure') : null;
+  const attachments =
+    disclosureBox && (database.dialect === 'postgres' || attachmentsDir)
+      ? createAttachmentStore(database, disclosureBox, attachmentsDir)
+      : null;
+  const disclosure = createDisclosureService(database, orgs, {
+    clock,
+    box: disclosureBox,
+    attachments,
   });
   const background = workers ? webhookWorkers(database, workers, { secrets, clock, lookup: webhookPolicy?.lookup, log }) : null;
   const feedSchedule =
@@ -115,6 +131,8 @@ export function createServices({
     setup: createSetupService(database, orgs, { clock, box, sessions: { ...DEFAULT_SESSION_LIMITS, idleMs } }),
     /** Binds the console's CSRF tokens to their session (console/csrf.ts); the same on every instance. */
     consoleCsrfKey: derivedKey(consoleOptions?.secret ?? null, 'cra-console-csrf'),
+    /** Binds the public report form's tokens to their organisation (disclosure/http); the same on every instance. */
+    disclosureCsrfKey: derivedKey(consoleOptions?.secret ?? null, 'cra-disclosure-csrf'),
     webhooks: createWebhookService(database, orgs, {
       allowPrivate: webhookPolicy?.allowPrivate ?? false,
       lookup: webhookPolicy?.lookup,
@@ -124,6 +142,8 @@ export function createServices({
     portfolio: createPortfolioService(database, orgs, products),
     vulns,
     registry: createRegistryService(database, orgs, clock),
+    /** Coordinated vulnerability disclosure: public pages' settings, reports, follow-up links, conversations. */
+    disclosure,
     /** Webhook delivery and clock events, on timers beside the API (never inside a request). */
     workers: {
       start(): void {

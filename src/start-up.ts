@@ -2,6 +2,7 @@ import type { Config } from './config.js';
 import { type Database, migrateToLatest, openDatabase } from './db/index.js';
 import { createServices, type ServiceDeps, type Services } from './services.js';
 import { resolveConsoleSecret } from './shared/secret-box.js';
+import { attachmentsDirFor } from './disclosure/attachment-store.js';
 
 // What the server and cra-admin both start from: config → database → the console's key →
 // the services of the composition root. Each then adds its own door (HTTP or the commands).
@@ -40,6 +41,7 @@ export async function openRuntime(config: Readonly<Config>, options: RuntimeOpti
     webhookPolicy: config.webhooks,
     workers: config.webhooks,
     feeds: config.feeds,
+    attachmentsDir: attachmentsDirFor(config.databaseUrl, config.attachmentsDir),
     log: options.log,
   });
   return {

@@ -4,6 +4,7 @@ import { AppError } from '../errors.js';
 import { bindIo, type CliIo, migrateCommand } from './context.js';
 import { caseCommand } from './commands/case.js';
 import { componentCommand } from './commands/component.js';
+import { disclosureCommand } from './commands/disclosure.js';
 import { keyCommand } from './commands/key.js';
 import { orgCommand } from './commands/org.js';
 import { productCommand } from './commands/product.js';
@@ -47,6 +48,7 @@ function program(io: CliIo): Command {
   root.addCommand(vulnCommand());
   root.addCommand(findingCommand());
   root.addCommand(vexCommand());
+  root.addCommand(disclosureCommand());
   // Every level accepts --json (also after the subcommand), writes to `io` and answers usage
   // errors with exit 2.
   const output = { writeOut: (text: string) => void io.stdout.write(text), writeErr: (text: string) => void io.stderr.write(text) };

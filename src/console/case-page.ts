@@ -4,6 +4,7 @@ import type { CaseKind, StageName } from '../cases/stage-rules.js';
 import { AppError } from '../errors.js';
 import { recentRegistry } from '../registry/registry.service.js';
 import type { ConsoleDeps } from './context.js';
+import { conversationPanel } from './disclosure.page.js';
 import { clock } from './format.js';
 import type { FieldErrors } from './forms.js';
 import { orgSlug, render } from './render.js';
@@ -65,10 +66,12 @@ export async function renderCase(
 ) {
   const slug = orgSlug(request);
   const number = numberOf(request);
-  const [kase, notes, history] = await Promise.all([
+  const [kase, notes, history, panel] = await Promise.all([
     deps.cases.getCase(slug, number),
     deps.cases.caseNotes(slug, number),
     recentRegistry(deps.database, request.viewer!.org!.org_id, { subject: `case ${number}`, limit: 100 }),
+    // A case opened on a disclosure report carries the reporter's conversation.
+    conversationPanel(deps, request, number),
   ]);
   const caseBase = `/console/o/${encodeURIComponent(slug)}/cases/${number}`;
   // A case from an exploited finding whose component a newer release dropped: that release, proposed as the fix.
@@ -87,7 +90,8 @@ export async function renderCase(
       deadlines: stageRows(kase, deps.clock()),
       caseBase,
       fixProposal,
-      sections: CASE_SECTIONS,
+      sections: panel ? [...CASE_SECTIONS.slice(0, 1), 'case-conversation', ...CASE_SECTIONS.slice(1)] : CASE_SECTIONS,
+      panel,
       ...extra,
     },
     status,

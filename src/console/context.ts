@@ -25,15 +25,17 @@ declare module 'fastify' {
   }
 }
 
-export type Permission = 'keys' | 'products' | 'sbom' | 'cases' | 'members' | 'settings' | 'webhooks' | 'analysis' | 'feeds';
+export type Permission = 'keys' | 'products' | 'sbom' | 'cases' | 'members' | 'settings' | 'webhooks' | 'analysis' | 'feeds' | 'disclosure';
 
 // console.md: owner may everything; admin keys, products and settings; analyst triage, cases,
 // reports and SBOM uploads; viewer reads only. Webhook endpoints are organisation settings: owner and admin.
 // Analyses of findings: analysts and above; the Feeds page (the instance's feeds): owner and admin.
+// Disclosure reports (disclosure.md): the reporter's identity, the attachments and answering the
+// reporter are for analysts and above; viewers read the conversation only.
 const GRANTS: Record<Role, readonly Permission[]> = {
-  owner: ['keys', 'products', 'sbom', 'cases', 'members', 'settings', 'webhooks', 'analysis', 'feeds'],
-  admin: ['keys', 'products', 'sbom', 'settings', 'webhooks', 'analysis', 'feeds'],
-  analyst: ['sbom', 'cases', 'analysis'],
+  owner: ['keys', 'products', 'sbom', 'cases', 'members', 'settings', 'webhooks', 'analysis', 'feeds', 'disclosure'],
+  admin: ['keys', 'products', 'sbom', 'settings', 'webhooks', 'analysis', 'feeds', 'disclosure'],
+  analyst: ['sbom', 'cases', 'analysis', 'disclosure'],
   viewer: [],
 };
 

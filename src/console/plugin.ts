@@ -13,6 +13,7 @@ import { registerAccountPages } from './account.page.js';
 import { registerActivityPages } from './activity.page.js';
 import { registerAuthPages } from './auth.page.js';
 import { registerCasePages } from './cases.page.js';
+import { registerDisclosurePages } from './disclosure.page.js';
 import { registerFeedsPage } from './feeds.page.js';
 import { registerKeyPages } from './keys.page.js';
 import { registerMemberPages } from './members.page.js';
@@ -102,6 +103,7 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
             registerMemberPages(org, deps);
             registerOrganisationPage(org, deps);
             registerWebhookPages(org, deps);
+            registerDisclosurePages(org, deps);
             // Multipart is parsed in this scope alone: every other route refuses it unread (415).
             await org.register(async (upload) => registerSbomUpload(upload, deps));
           },

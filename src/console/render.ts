@@ -17,6 +17,7 @@ export const NAV: ReadonlyArray<{ path: string; label: string; permission?: Perm
   { path: 'activity', label: 'Activity' },
   { path: 'members', label: 'Members' },
   { path: 'organisation', label: 'Organisation' },
+  { path: 'disclosure', label: 'Disclosure' },
 ];
 
 /** Renders a page (or fragment) with what every template may use: viewer, org, CSRF token, helpers. */

@@ -352,6 +352,64 @@ export interface WriteProbeTable {
   writes: number;
 }
 
+/** An organisation's public disclosure pages (migration 012); no row: never enabled. */
+export interface DisclosureSettingsTable {
+  org_id: string;
+  enabled: number;
+  /** Markdown, rendered with raw HTML off. */
+  policy: string;
+  acknowledge_days: number;
+  /** security.txt's Preferred-Languages, e.g. "en, de". */
+  preferred_languages: string;
+  /** security.txt's Expires: at most a year ahead, renewed in the console. */
+  expires_at: string;
+  updated_at: string;
+}
+
+/** A report received through the disclosure form: the signal it became and its follow-up link. */
+export interface DisclosureReportsTable {
+  signal_id: string;
+  org_id: string;
+  /** SHA-256 of the follow-up link's token (base64url); never the token. */
+  token_digest: string;
+  revoked_at: string | null;
+  affected_versions: string | null;
+  how_found: string | null;
+  credit: string | null;
+  created_at: string;
+}
+
+export interface DisclosureMessagesTable {
+  id: string;
+  org_id: string;
+  signal_id: string;
+  author: 'reporter' | 'team';
+  /** "reporter", or the team member ("user:<email>", "cli"). */
+  actor: string;
+  body: string;
+  created_at: string;
+}
+
+export interface DisclosureAttachmentsTable {
+  id: string;
+  org_id: string;
+  signal_id: string;
+  position: number;
+  /** Where the attachment store keeps the sealed bytes; never leaves the store's callers. */
+  storage_key: string;
+  /** The file name as sent, sealed (it may name the reporter). */
+  sealed_name: string;
+  size: number;
+  created_at: string;
+}
+
+/** Sealed attachment bytes on PostgreSQL (SQLite keeps them in files under ATTACHMENTS_DIR). */
+export interface DisclosureBlobsTable {
+  storage_key: string;
+  data: Buffer;
+  created_at: string;
+}
+
 export interface DB extends VulnTables {
   organisations: OrganisationsTable;
   api_keys: ApiKeysTable;
@@ -378,6 +436,11 @@ export interface DB extends VulnTables {
   scheduler_runs: SchedulerRunsTable;
   write_probe: WriteProbeTable;
   setup_links: SetupLinksTable;
+  disclosure_settings: DisclosureSettingsTable;
+  disclosure_reports: DisclosureReportsTable;
+  disclosure_messages: DisclosureMessagesTable;
+  disclosure_attachments: DisclosureAttachmentsTable;
+  disclosure_blobs: DisclosureBlobsTable;
 }
 
 export type Organisation = Selectable<OrganisationsTable>;
@@ -397,3 +460,7 @@ export type ConsoleDeviceRow = Selectable<ConsoleDevicesTable>;
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type WebhookAttemptRow = Selectable<WebhookAttemptsTable>;
+export type DisclosureSettingsRow = Selectable<DisclosureSettingsTable>;
+export type DisclosureReportRow = Selectable<DisclosureReportsTable>;
+export type DisclosureMessageRow = Selectable<DisclosureMessagesTable>;
+export type DisclosureAttachmentRow = Selectable<DisclosureAttachmentsTable>;

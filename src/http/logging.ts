@@ -17,10 +17,12 @@ export const REDACTED_PATHS = [
 // An invitation or set-up link names its token in the path; a sign-in page that leads back to an
 // invitation carries that path in ?next=, URL-encoded.
 const ONE_TIME_LINK = /((?:\/|%2F)console(?:\/|%2F)(?:invite|setup)(?:\/|%2F))[^/?#&%]+/gi;
+// A reporter's follow-up link (disclosure.md) is a capability URL: its token never reaches a log.
+const FOLLOW_UP_LINK = /((?:\/|%2F)disclose(?:\/|%2F)[^/?#&%]+(?:\/|%2F)follow(?:\/|%2F))[^/?#&%]+/gi;
 
-/** The URL with the token of every one-time console link replaced by `[redacted]`. */
+/** The URL with the token of every one-time console link and follow-up link replaced by `[redacted]`. */
 export function redactUrl(url: string): string {
-  return url.replace(ONE_TIME_LINK, '$1[redacted]');
+  return url.replace(ONE_TIME_LINK, '$1[redacted]').replace(FOLLOW_UP_LINK, '$1[redacted]');
 }
 
 /** The format in effect: LOG_FORMAT, else readable on a terminal and JSON anywhere else. */

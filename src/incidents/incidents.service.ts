@@ -132,6 +132,35 @@ export async function raiseSignal(
   return signal;
 }
 
+/**
+ * A report from outside the organisation (the disclosure form, disclosure.md): INCOMING whatever
+ * the intake mode (awareness is a person's decision), numbered in the organisation's one
+ * sequence, in the caller's transaction, which also stores what the report carries beyond a signal.
+ */
+export async function receiveOutsideReport(
+  trx: Trx,
+  input: {
+    orgId: string;
+    source: string;
+    at: string;
+    product: { id: string; sku: string } | null;
+    title: string | null;
+    description: string;
+    cve: string | null;
+  },
+): Promise<SignalRow> {
+  assertStorableText({ description: input.description, title: input.title, cve: input.cve });
+  const fields = {
+    description: input.description,
+    title: optional(input.title),
+    cve: input.cve,
+    sku: input.product?.sku ?? null,
+    gtin: null,
+  };
+  const { signal } = await storeSignal(trx, { ...input, fields, status: () => SIGNAL_INCOMING });
+  return signal;
+}
+
 export function createIncidentService(database: Database, orgs: OrgService, options: IncidentServiceOptions = {}) {
   const clock = options.clock ?? systemClock;
   const openCase: OpenCaseAtIntake =

@@ -8,6 +8,9 @@ import { dirname, join, resolve } from 'node:path';
 export interface SecretBox {
   seal(plain: string): string;
   open(sealed: string): string;
+  /** Bytes (attachments): iv (12) ‖ tag (16) ‖ ciphertext, under the same key. */
+  sealBytes(plain: Buffer): Buffer;
+  openBytes(sealed: Buffer): Buffer;
 }
 
 /** `purpose` separates keys: the same CONSOLE_SECRET seals TOTP and webhook secrets under different keys. */
@@ -26,6 +29,18 @@ export function createSecretBox(secret: string, purpose = 'cra-console-totp'): S
       const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
       decipher.setAuthTag(Buffer.from(tag, 'base64url'));
       return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
+    },
+    sealBytes(plain) {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', key, iv);
+      const data = Buffer.concat([cipher.update(plain), cipher.final()]);
+      return Buffer.concat([iv, cipher.getAuthTag(), data]);
+    },
+    openBytes(sealed) {
+      if (sealed.length < 28) throw new Error('not sealed bytes');
+      const decipher = createDecipheriv('aes-256-gcm', key, sealed.subarray(0, 12));
+      decipher.setAuthTag(sealed.subarray(12, 28));
+      return Buffer.concat([decipher.update(sealed.subarray(28)), decipher.final()]);
     },
   };
 }

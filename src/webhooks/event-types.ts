@@ -6,6 +6,7 @@ export const EVENT_TYPES = [
   'case.report_filed',
   'case.closed',
   'key.expiring',
+  'signal.received',
   'registry.verification_failed',
   'finding.exploited',
   'findings.new',

@@ -18,6 +18,17 @@ describe('registry entries in words', () => {
   it('has a formatter for the actions of every feature', () => {
     const cases: Array<[string, unknown, string]> = [
       [
+        'disclosure.settings_changed',
+        { enabled: true, acknowledge_days: 5, preferred_languages: 'en, de', expires_at: '2027-11-25T10:30:00.000Z', policy_chars: 10 },
+        'pages enabled · acknowledge within 5 days · languages en, de · security.txt expires 25 Nov 2027 10:30 UTC',
+      ],
+      ['disclosure.report_received', { incident_number: 3, attachments: 1, anonymous: true }, '1 attachment · anonymous'],
+      ['disclosure.report_received', { incident_number: 3, attachments: 2, anonymous: false }, '2 attachments · reporter named (sealed)'],
+      ['disclosure.identity_read', { incident_number: 3 }, "the reporter's name and contact were shown"],
+      ['disclosure.message_sent', { incident_number: 3, author: 'reporter' }, 'from the reporter'],
+      ['disclosure.message_sent', { incident_number: 3, author: 'team' }, 'to the reporter'],
+      ['disclosure.link_revoked', { incident_number: 3 }, "the reporter's follow-up link was revoked"],
+      [
         'case.opened',
         {
           incident_number: 4,

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { RateLimitStore } from '../../src/http/rate-limit/store.js';
 import type { Scope } from '../../src/keys/scopes.js';
 import { createServices, type Services } from '../../src/services.js';
+import { attachmentsDirFor } from '../../src/disclosure/attachment-store.js';
 import { createTestDatabase, TEST_BACKEND, TEST_REDIS_URL } from './db.js';
 
 /** The console key of every harness (TOTP and webhook secrets are sealed under it). */
@@ -67,6 +68,7 @@ export async function buildHarness(
     console: { secret: TEST_CONSOLE_SECRET, idleMinutes: config.consoleIdleMinutes },
     webhookPolicy: config.webhooks,
     feeds: config.feeds,
+    attachmentsDir: attachmentsDirFor(testDb.url, null),
   });
   const { orgs, keys } = services;
   const app = await buildApp({ config, services, rateLimitStore: store, logger: false });

@@ -28,6 +28,7 @@ export const WALK_THROUGH_FILES = [
   'docs/art14.md',
   'docs/console.md',
   'docs/webhooks.md',
+  'docs/disclosure.md',
   'docs/configuration.md',
   'docs/cli.md',
   'docs/operations.md',

@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
+import { AppError } from '../../errors.js';
 import { toSignalView } from '../../incidents/incidents.service.js';
 import { action } from '../context.js';
 import { table } from '../output.js';
@@ -53,5 +54,55 @@ export function signalCommand(): Command {
         return { json: toSignalView(s), text: `signal ${s.incident_number} attributed to ${s.product_sku}` };
       }),
     );
+  // Reports from the disclosure form (disclosure.md): the positional number is the signal's.
+  const numberArgument = (command: Command) => command.argument('<number>', "the signal's incident number", incidentNumberOption);
+  numberArgument(
+    signal
+      .command('show')
+      .description('one signal; with --reporter, also the sealed name and contact of a disclosure report (a registry entry)')
+      .requiredOption('--org <slug>', 'organisation')
+      .option('--reporter', "open the reporter's identity (recorded as disclosure.identity_read)"),
+  ).action(
+    action(async (ctx, number: number, opts: { org: string; reporter?: boolean }) => {
+      const s = (await ctx.incidents.listSignals(opts.org)).find((row) => row.incident_number === number);
+      if (!s) throw new AppError('not_found', `no signal ${number} in ${opts.org}`);
+      const reporter = opts.reporter ? await ctx.disclosure.readIdentity(opts.org, number, 'cli') : undefined;
+      const lines = [
+        `signal ${s.incident_number} (${s.status}) from ${s.source}, received ${s.received_at}`,
+        `product: ${s.product_sku ?? 'unattributed'}; cve: ${s.cve ?? '-'}`,
+        s.title ?? s.description.split('\n')[0] ?? '',
+      ];
+      if (reporter) lines.push(`reporter: ${reporter.name ?? 'anonymous'}`, `contact: ${reporter.contact ?? 'none given'}`);
+      return { json: reporter ? { ...s, reporter } : s, text: lines.join('\n') };
+    }),
+  );
+  numberArgument(
+    signal
+      .command('message')
+      .description('answer the reporter of a disclosure report (they read it through their follow-up link)')
+      .requiredOption('--org <slug>', 'organisation')
+      .requiredOption('--text <text>', 'the message'),
+  ).action(
+    action(async (ctx, number: number, opts: { org: string; text: string }) => {
+      await ctx.disclosure.teamMessage(opts.org, number, opts.text, 'cli');
+      return { json: { incident_number: number, sent: true }, text: `message sent to the reporter of signal ${number}` };
+    }),
+  );
+  numberArgument(
+    signal
+      .command('revoke-link')
+      .description("end the reporter's follow-up link of a disclosure report")
+      .requiredOption('--org <slug>', 'organisation'),
+  ).action(
+    action(async (ctx, number: number, opts: { org: string }) => {
+      const { revoked } = await ctx.disclosure.revokeLink(opts.org, number, 'cli');
+      return {
+        json: { incident_number: number, revoked },
+        text: revoked
+          ? `the reporter's link of signal ${number} is revoked`
+          : `the reporter's link of signal ${number} was already revoked`,
+      };
+    }),
+  );
   return signal;
 }

@@ -9,6 +9,7 @@ import { gtinDeclared } from './008-gtin-declared.js';
 import { setupLinks } from './009-setup-links.js';
 import { vulnerabilities } from './010-vulnerabilities.js';
 import { signInAttempts } from './011-sign-in-attempts.js';
+import { disclosure } from './012-disclosure.js';
 
 /**
  * Every migration, in name order (the order they run in; a later-numbered one may land first,
@@ -25,4 +26,5 @@ export const migrations: readonly PortableMigration[] = [
   setupLinks,
   vulnerabilities,
   signInAttempts,
+  disclosure,
 ];

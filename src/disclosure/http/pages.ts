@@ -1,0 +1,40 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import type { Config } from '../../config.js';
+
+// What every public disclosure page shares: rendering (the public layout), the plain error
+// page, the one 404 (byte for byte the same for a disabled organisation, an unknown one, an
+// unknown or revoked link), and the organisation's pages URL.
+
+export const DISCLOSE_PREFIX = '/disclose';
+const SLUG = Type.String({ maxLength: 200 });
+
+export interface PublicPages {
+  page(reply: FastifyReply, template: string, data: Record<string, unknown>, status?: number): Promise<FastifyReply>;
+  problem(reply: FastifyReply, status: number, title: string, message: string): Promise<FastifyReply>;
+  notFound(reply: FastifyReply): Promise<FastifyReply>;
+  /** The organisation's pages, on PUBLIC_URL, else the address the request came to. */
+  base(request: FastifyRequest): string;
+  /** The slug of the path, or '' for one no organisation could have. */
+  slugOf(request: FastifyRequest): string;
+}
+
+export function publicPages(config: Pick<Config, 'publicUrl'>): PublicPages {
+  const page: PublicPages['page'] = async (reply, template, data, status = 200) => {
+    const html = await reply.viewAsync(template, { title: 'Vulnerability disclosure', org: null, ...data });
+    return reply.code(status).type('text/html; charset=utf-8').send(html);
+  };
+  const problem: PublicPages['problem'] = (reply, status, title, message) => page(reply, 'problem', { title, message }, status);
+  return {
+    page,
+    problem,
+    notFound: (reply) => problem(reply, 404, 'Not found', 'There is no vulnerability disclosure page at this address.'),
+    base: (request) =>
+      `${config.publicUrl ?? `${request.protocol}://${request.host}`}${DISCLOSE_PREFIX}/${encodeURIComponent((request.params as { slug: string }).slug)}`,
+    slugOf(request) {
+      const slug = (request.params as { slug: string }).slug;
+      return Value.Check(SLUG, slug) ? slug : '';
+    },
+  };
+}

@@ -1,0 +1,159 @@
+import multipart from '@fastify/multipart';
+import { type Static, Type } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Config } from '../../config.js';
+import { AppError } from '../../errors.js';
+import type { RateLimitStore } from '../../http/rate-limit/store.js';
+import { createBodyBudget } from '../../sbom/http/body-budget.js';
+import type { DisclosureService } from '../disclosure.service.js';
+import { newFollowToken } from '../follow-token.js';
+import type { PublicPages } from './pages.js';
+import { MAX_FORM_BYTES, MULTIPART_LIMITS, readReport } from './read-report.js';
+
+// The report form's post (disclosure.md): per-address limits before a byte of the body is read,
+// a declared size over the maximum refused unread, the body held in a bound of its own (one
+// organisation's reports at most half of it), the form token checked first, attachments
+// counted and measured as they stream, no input reflected, the honeypot, the confirmation page
+// that shows the follow-up link once.
+
+/** disclosure.md: 10 reports per address per organisation per hour, 30 per address over all. */
+export const REPORT_LIMITS = { windowMs: 3_600_000, perOrganisation: 10, perAddress: 30 } as const;
+/** Report bodies in memory at once; one organisation's hold at most half (one report of the maximum size always fits). */
+const INFLIGHT_BYTES = 2 * MAX_FORM_BYTES;
+/** The report form's deadline for the whole request (its attachments may be large). */
+const REPORT_DEADLINE_MS = 5 * 60_000;
+
+const optionalText = (max: number, label: string) =>
+  Type.Optional(Type.String({ maxLength: max, message: `${label}: at most ${max} characters.` }));
+const ReportForm = Type.Object({
+  product: Type.Optional(Type.String({ maxLength: 100 })),
+  title: optionalText(200, 'Title'),
+  description: Type.String({
+    minLength: 1,
+    maxLength: 20_000,
+    pattern: '\\S',
+    message: 'Description: describe the vulnerability (up to 20000 characters).',
+  }),
+  cve: Type.Optional(
+    Type.Union([Type.Literal(''), Type.String({ pattern: '^\\s*CVE-\\d{4}-\\d{4,}\\s*$' })], {
+      message: 'CVE: give it as CVE-YYYY-NNNN, or leave it empty.',
+    }),
+  ),
+  affected_versions: optionalText(500, 'Affected versions'),
+  how_found: optionalText(5_000, 'How it was found'),
+  reporter_name: optionalText(200, 'Your name'),
+  reporter_contact: optionalText(300, 'How to reach you'),
+  credit: optionalText(200, 'Credit'),
+  website: Type.Optional(Type.String()),
+});
+type ReportFields = Static<typeof ReportForm>;
+
+export async function registerReportForm(
+  scope: FastifyInstance,
+  deps: { config: Config; disclosure: DisclosureService; rateLimitStore: RateLimitStore; pages: PublicPages },
+): Promise<void> {
+  const { config, disclosure, rateLimitStore } = deps;
+  const { page, problem, notFound, base, slugOf } = deps.pages;
+  const bodies = createBodyBudget({ budgetBytes: INFLIGHT_BYTES, maxBodyBytes: MAX_FORM_BYTES });
+  // The report form: the only route with a multipart parser, registered in its own scope.
+  await scope.register(async (upload) => {
+    await upload.register(multipart, { limits: MULTIPART_LIMITS });
+    // 50 MiB of attachments need longer than REQUEST_TIMEOUT_MS on a slow line: up to 5 minutes
+    // (within the server's longest deadline); a body that stalls is still cut by BODY_IDLE_TIMEOUT_MS.
+    const requestTimeoutMs = Math.max(config.requestTimeoutMs, Math.min(REPORT_DEADLINE_MS, config.sbomRequestTimeoutMs));
+    upload.post('/:slug/report', { config: { requestTimeoutMs } }, async (request, reply) => {
+      // Every answer given before the body is read closes the connection: the body is never drained.
+      reply.header('connection', 'close');
+      const shown = await disclosure.publicPages(slugOf(request));
+      if (!shown) return notFound(reply);
+      const address = request.ip;
+      // Every post counts, before a byte of its body is read: across all organisations, then this one.
+      for (const [bucket, limit] of [
+        [`disclose:address:${address}`, REPORT_LIMITS.perAddress],
+        [`disclose:org:${shown.org.id}:${address}`, REPORT_LIMITS.perOrganisation],
+      ] as const) {
+        const decision = await rateLimitStore.consume(bucket, limit, REPORT_LIMITS.windowMs);
+        if (!decision.allowed) {
+          const minutes = Math.max(1, Math.ceil(decision.retryAfterSeconds / 60));
+          reply.header('retry-after', String(decision.retryAfterSeconds));
+          return problem(
+            reply,
+            429,
+            'Too many reports',
+            `Too many reports were sent from your network address in the last hour. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+          );
+        }
+      }
+      if (!request.isMultipart())
+        return problem(reply, 415, 'Not accepted', 'This page takes a form sent from its own page, nothing else.');
+      const declared = Number(request.headers['content-length']);
+      if (declared > MAX_FORM_BYTES) return tooLarge(reply);
+      const size = Number.isFinite(declared) && declared >= 0 ? declared : MAX_FORM_BYTES;
+      const held = bodies.hold(request, reply, shown.org.id, size);
+      if (held === 'gone') return reply;
+      if (held !== 'held') {
+        reply.header('retry-after', '5');
+        return problem(reply, 503, 'Busy', 'Too many reports are being received right now. Try again in a few seconds.');
+      }
+      const read = await readReport(scope, request, reply);
+      // Read to its end: the connection may serve the next request.
+      if (read.ok) reply.removeHeader('connection');
+      if (!read.ok) {
+        if (read.problem === 'refused') return reply;
+        if (read.problem === 'too_large') return tooLarge(reply);
+        return problem(reply, 400, 'Bad request', 'The form could not be read. Go back and send it again.');
+      }
+      const fields = read.fields as ReportFields;
+      const errors = [...Value.Errors(ReportForm, fields)].map((e) => e.schema.message ?? `${e.path.slice(1)}: ${e.message}`);
+      if (errors.length > 0) {
+        // No input is reflected: the page names what is wrong, the browser's Back keeps what was typed.
+        return page(reply, 'invalid', { title: 'Report not sent', org: shown.org, errors: [...new Set(errors)], base: base(request) }, 400);
+      }
+      // A filled honeypot: a bot. It sees the normal confirmation, and nothing is created.
+      if (fields.website?.trim()) {
+        return page(reply, 'sent', {
+          title: 'Report received',
+          org: shown.org,
+          link: `${base(request)}/follow/${newFollowToken().token}`,
+          acknowledgeDays: shown.settings.acknowledgeDays,
+        });
+      }
+      try {
+        const received = await disclosure.receiveReport(shown.org.slug, {
+          productId: fields.product && fields.product !== 'unsure' ? fields.product : null,
+          title: fields.title ?? null,
+          description: fields.description,
+          cve: fields.cve?.trim() || null,
+          affectedVersions: fields.affected_versions ?? null,
+          howFound: fields.how_found ?? null,
+          reporterName: fields.reporter_name ?? null,
+          reporterContact: fields.reporter_contact ?? null,
+          credit: fields.credit ?? null,
+          attachments: read.files,
+        });
+        if (!received) return notFound(reply);
+        return page(reply, 'sent', {
+          title: 'Report received',
+          org: shown.org,
+          link: `${base(request)}/follow/${received.token}`,
+          acknowledgeDays: shown.settings.acknowledgeDays,
+        });
+      } catch (error) {
+        if (error instanceof AppError && error.code === 'validation_failed')
+          return page(reply, 'invalid', { title: 'Report not sent', org: shown.org, errors: [error.message], base: base(request) }, 400);
+        throw error;
+      }
+    });
+  });
+
+  function tooLarge(reply: FastifyReply) {
+    // The rest of the body is not read: the connection closes after this answer (set above).
+    return problem(
+      reply,
+      413,
+      'Too large',
+      'The report is larger than this form accepts: at most 5 attachments of at most 10 MiB each, and texts of at most 64 KiB.',
+    );
+  }
+}
