@@ -142,7 +142,9 @@ export const vulnerabilities: PortableMigration = {
       .addColumn('exploited', 'integer', (c) => c.notNull().defaultTo(0))
       .addColumn('cvss_score', 'real')
       .addColumn('epss_score', 'real')
-      .addPrimaryKeyConstraint('findings_pk', ['org_id', 'product_id', 'component_id', 'vuln_key'])
+      // Product first: a product's findings are read, and each one updated, by product (a
+      // re-match refreshes up to every product; led by org_id, each read scanned the table).
+      .addPrimaryKeyConstraint('findings_pk', ['product_id', 'component_id', 'vuln_key'])
       .execute();
     await db.schema.createIndex('findings_vuln').on('findings').columns(['vuln_key', 'org_id']).execute();
     // A page of an organisation's live findings is one walk of this index, in the lists' order
