@@ -282,7 +282,10 @@ export async function runVulnMatchBench({ runs = 3, log = console.log } = {}) {
     } finally {
       await load.stop();
       await counter.close();
+      // Stopped before its database is dropped (which would end its connections under it).
+      const exited = new Promise((resolve) => server.child.once('exit', resolve));
       server.child.kill();
+      await exited;
     }
 
     const rows = [

@@ -39,7 +39,7 @@ export function createFindingsEngine(database: Database, options: { clock?: Cloc
    * recorded (with the organisation's rules applied), gone ones marked with the revision that
    * dropped them, the releases of the others updated. Then the exploited ones raise their signal.
    */
-  async function refreshProduct(productId: string): Promise<ProductRun | null> {
+  async function refreshProduct(productId: string, orgMatches?: ReadonlyMap<number, Set<string>>): Promise<ProductRun | null> {
     const product = await db.selectFrom('products').selectAll().where('id', '=', productId).executeTakeFirst();
     if (!product) return null;
     const at = iso(clock());
@@ -52,7 +52,7 @@ export function createFindingsEngine(database: Database, options: { clock?: Cloc
         releasesOf.set(id, set);
       }
     }
-    const matches = await findingsRepo.matchesOf(db, [...releasesOf.keys()]);
+    const matches = orgMatches ? matchesAmong(orgMatches, releasesOf.keys()) : await findingsRepo.matchesOf(db, [...releasesOf.keys()]);
     const wanted = new Map<string, { componentId: number; vulnKey: string; releases: string }>();
     for (const [componentId, keys] of matches) {
       const releases = JSON.stringify([...releasesOf.get(componentId)!].sort());
@@ -62,18 +62,26 @@ export function createFindingsEngine(database: Database, options: { clock?: Cloc
     const newest = latest.reduce<(typeof latest)[number] | null>((a, b) => (a === null || b.ingested_at > a.ingested_at ? b : a), null);
     const scores = await findingsRepo.scoresOf(db, [...new Set([...wanted.values()].map((w) => w.vulnKey))]);
     const added: FindingRow[] = [];
-    let gone = 0;
+    // Changes to stored findings, a statement per CHUNK of them: gone ones, and live ones by
+    // their new releases (one value for most of a product's findings).
+    const goneRows: FindingRow[] = [];
+    const liveByReleases = new Map<string, FindingRow[]>();
+    for (const row of stored) {
+      const want = wanted.get(`${row.component_id}\u0000${row.vuln_key}`);
+      wanted.delete(`${row.component_id}\u0000${row.vuln_key}`);
+      if (!want && row.gone_at === null) goneRows.push(row);
+      else if (want && (row.gone_at !== null || row.releases !== want.releases)) {
+        const rows = liveByReleases.get(want.releases) ?? [];
+        rows.push(row);
+        liveByReleases.set(want.releases, rows);
+      }
+    }
+    const gone = goneRows.length;
     await database.transaction(async (trx) => {
-      for (const row of stored) {
-        const want = wanted.get(`${row.component_id}\u0000${row.vuln_key}`);
-        wanted.delete(`${row.component_id}\u0000${row.vuln_key}`);
-        if (!want && row.gone_at === null) {
-          gone++;
-          const by = newest ? `${newest.release_version} revision ${newest.revision}` : null;
-          await findingsRepo.update(trx, row, { gone_at: at, gone_with: by });
-        } else if (want && (row.gone_at !== null || row.releases !== want.releases)) {
-          await findingsRepo.update(trx, row, { gone_at: null, gone_with: null, releases: want.releases });
-        }
+      const by = newest ? `${newest.release_version} revision ${newest.revision}` : null;
+      await findingsRepo.updateMany(trx, productId, goneRows, { gone_at: at, gone_with: by });
+      for (const [releases, rows] of liveByReleases) {
+        await findingsRepo.updateMany(trx, productId, rows, { gone_at: null, gone_with: null, releases });
       }
       for (const w of wanted.values()) {
         const score = scores.get(w.vulnKey);
@@ -231,8 +239,38 @@ export function createFindingsEngine(database: Database, options: { clock?: Cloc
     return raised;
   }
 
+  /**
+   * Brings many products' findings up to date (after an import): the matches of an
+   * organisation's components are read once for all its products, not once per product.
+   */
+  async function refreshProducts(productIds: Iterable<string>): Promise<{ new: number; resolved: number }> {
+    const ids = [...new Set(productIds)];
+    const findings = { new: 0, resolved: 0 };
+    const orgs = new Map<string, string[]>();
+    for (let i = 0; i < ids.length; i += 500) {
+      const rows = await db
+        .selectFrom('products')
+        .select(['id', 'org_id'])
+        .where('id', 'in', ids.slice(i, i + 500))
+        .execute();
+      for (const row of rows) orgs.set(row.org_id, [...(orgs.get(row.org_id) ?? []), row.id]);
+    }
+    for (const [orgId, products] of orgs) {
+      const orgMatches = products.length > 1 ? await findingsRepo.matchesOfOrg(db, orgId) : undefined;
+      for (const id of products) {
+        const run = await refreshProduct(id, orgMatches);
+        if (run) {
+          findings.new += run.added.length;
+          findings.resolved += run.gone;
+        }
+      }
+    }
+    return findings;
+  }
+
   return {
     refreshProduct,
+    refreshProducts,
     raiseExploited,
 
     /** The products whose findings may change when these package versions' matches changed. */
@@ -253,6 +291,16 @@ export function createFindingsEngine(database: Database, options: { clock?: Cloc
       return [...products];
     },
   };
+}
+
+/** The matches of these components, out of an organisation's. */
+function matchesAmong(orgMatches: ReadonlyMap<number, Set<string>>, componentIds: Iterable<number>): Map<number, Set<string>> {
+  const out = new Map<number, Set<string>>();
+  for (const id of componentIds) {
+    const keys = orgMatches.get(id);
+    if (keys) out.set(id, keys);
+  }
+  return out;
 }
 
 /** Exploited first, then by CVSS, then by EPSS (the order every list of findings uses). */

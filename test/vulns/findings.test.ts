@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { useHarness } from '../helpers/app.js';
 import { runCli } from '../helpers/cli.js';
@@ -107,6 +110,55 @@ describe('vulnerability intelligence from real feeds', () => {
     const alone = await cli('finding', 'list', '--org', 'acme', '--offset', '2');
     assert.equal(alone.code, 1);
     assert.match(alone.stderr, /--offset needs --limit/);
+  });
+
+  it("a record joining a vulnerability with a higher CVSS moves its findings in the database's order", async () => {
+    const h = harness();
+    // A second product with gin: the import refreshes both, from the organisation's matches read once.
+    await h.products.addProduct('acme', 'GW-3', { name: 'Gateway 3' });
+    await upload(h, 'acme', 'GW-3', [GIN, LEFTPAD]);
+    const count = async () => (await cli('finding', 'list', '--org', 'acme', '--json')).json().count;
+    const before = await count();
+    const dir = mkdtempSync(join(tmpdir(), 'cra-osv-'));
+    try {
+      const file = join(dir, 'GHSA-test-gin.json');
+      writeFileSync(
+        file,
+        JSON.stringify({
+          schema_version: '1.6.0',
+          id: 'GHSA-test-gin0-0001',
+          modified: '2026-01-01T00:00:00Z',
+          aliases: ['CVE-2020-36567'],
+          severity: [{ type: 'CVSS_V3', score: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:C/C:H/I:H/A:H' }],
+          affected: [
+            {
+              package: { ecosystem: 'Go', name: 'github.com/gin-gonic/gin' },
+              ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '1.6.0' }] }],
+            },
+          ],
+        }),
+      );
+      const imported = await cli('vuln', 'import', file, '--json');
+      assert.equal(imported.code, 0, imported.stderr);
+      const gins = (await cli('finding', 'list', '--org', 'acme', '--vuln', 'CVE-2020-36567', '--json')).json().findings;
+      assert.deepEqual(gins.map((f: { product_sku: string }) => f.product_sku).sort(), ['GW-1', 'GW-3']);
+      for (const gin of gins) assert.equal(gin.cvss.score, 10, 'the group takes the highest score of its records');
+      assert.equal(await count(), before, 'every other finding of both products stays');
+      // A page is ordered by the findings' own copy of the scores: a stale copy would misplace it.
+      const page = (await cli('finding', 'list', '--org', 'acme', '--limit', '500', '--json')).json().findings;
+      const keys = page.map((f: { exploited: { cisa_kev: unknown; eu_kev: unknown }; cvss: { score: number } | null }) => [
+        f.exploited.cisa_kev || f.exploited.eu_kev ? 1 : 0,
+        f.cvss?.score ?? -1,
+      ]);
+      for (let i = 1; i < keys.length; i++) {
+        const [before, after] = [keys[i - 1] as number[], keys[i] as number[]];
+        assert.ok(before[0]! > after[0]! || (before[0] === after[0] && before[1]! >= after[1]!), JSON.stringify(keys));
+      }
+      const position = page.findIndex((f: { vulnerability: string }) => f.vulnerability === 'CVE-2020-36567');
+      assert.ok(position >= 0 && keys.slice(0, position).every((k: number[]) => k[0] === 1 || k[1]! >= 10), JSON.stringify(keys));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('raises one INCOMING signal per product and exploited vulnerability, with finding.exploited', async () => {
