@@ -45,6 +45,8 @@ const MAX_JSON_FILE = 64 * 1024 * 1024;
 const BATCH = 500;
 /** From this many stored or changed records an import refreshes PostgreSQL's statistics first. */
 const ANALYZE_FROM = 1_000;
+/** Changed package versions and groups an import gathers before it looks up the products holding them. */
+const PRODUCTS_LOOKUP_FROM = 20_000;
 /** From this many records a zip's are prepared in worker threads (starting them costs ~0.2 s). */
 const POOL_FROM = 2_000;
 
@@ -168,9 +170,11 @@ export function createFeedsService(
     await deps.matcher.readUnread();
     // Each batch is stored, its alias groups rebuilt and its packages matched again before the
     // next is stored: memory holds a few batches, and only the products to refresh are kept.
-    // What the batches changed; the products holding it are looked up once, after the last.
+    // What the batches changed; the products holding it are looked up after the last batch (or
+    // whenever that much has gathered), not after each.
     const rematched = new Set<number>();
     const changedGroups = new Set<string>();
+    const products = new Set<string>();
     let newest: string | null = null;
     const store = async (records: PreparedRecord[]) => {
       const heads = new Map(
@@ -203,6 +207,14 @@ export function createFeedsService(
       });
       for (const id of await deps.matcher.rematchPackages([...keys])) rematched.add(id);
       for (const key of groups) changedGroups.add(key);
+      // Bounded: a first import of 200,000 records would otherwise hold them all until the end.
+      if (rematched.size + changedGroups.size >= PRODUCTS_LOOKUP_FROM) await lookUpProducts();
+    };
+    const lookUpProducts = async () => {
+      for (const id of await deps.findings.productsOfPackageVersions([...rematched])) products.add(id);
+      for (const id of await deps.findings.productsOfGroups([...changedGroups])) products.add(id);
+      rematched.clear();
+      changedGroups.clear();
     };
     try {
       for await (const batch of prepared(input)) {
@@ -222,10 +234,7 @@ export function createFeedsService(
       throw error;
     }
     if (summary.new + summary.changed + summary.withdrawn >= ANALYZE_FROM) await freshStatistics();
-    const products = new Set([
-      ...(await deps.findings.productsOfPackageVersions([...rematched])),
-      ...(await deps.findings.productsOfGroups([...changedGroups])),
-    ]);
+    await lookUpProducts();
     summary.findings = await refreshProducts(products);
     await feedsRepo.recordImport(db, 'osv', source, iso(clock()), newest);
   }
