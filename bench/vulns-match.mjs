@@ -22,6 +22,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { median, range } from './http.mjs';
 import { benchDatabase, benchDocument, postSbom, ROOT, settle, startServer } from './sbom-ingest.mjs';
 import { zipWriter } from './zip-writer.mjs';
 
@@ -34,16 +35,10 @@ const NEW_AFFECTED = 1_000;
 const ORG = 'bench';
 
 const dist = (path) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 const percentile = (values, p) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 };
-const range = (values) => [Math.min(...values), Math.max(...values)];
 const round1 = (v) => Math.round(v * 10) / 10;
 
 /** Distinct component j of the portfolio: an npm package at a 1.x.0 version. */

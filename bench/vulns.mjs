@@ -10,14 +10,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { median } from './http.mjs';
 import { benchDatabase, peakRssMiB, ROOT } from './sbom-ingest.mjs';
 import { zipWriter } from './zip-writer.mjs';
-
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 
 /** A small deterministic PRNG (mulberry32), so every run imports the same export. */
 function random(seed) {

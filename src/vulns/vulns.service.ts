@@ -11,7 +11,7 @@ import { VEX_FORMATS, type VexFormat, type VexStatement, vexDocument } from './v
 import { VexDocumentError, vexStatements } from './vex/import.js';
 import type { OsvAffectedEntry } from './feeds/osv-record.js';
 import { createFeedsService } from './feeds.service.js';
-import { bySeverity, createFindingsEngine } from './findings.service.js';
+import { createFindingsEngine } from './findings.service.js';
 import { packageOfOsv } from './match/purl.js';
 import { orderOf } from './match/version-order.js';
 import { createMatcher, readPurl } from './matcher.js';
@@ -197,46 +197,14 @@ export function createVulnService(
       if (filter.state !== undefined && !(ANALYSIS_STATES as readonly string[]).includes(filter.state)) {
         throw new AppError('validation_failed', `--state must be one of ${ANALYSIS_STATES.join(', ')}`);
       }
-      let query = db
-        .selectFrom('findings as f')
-        .innerJoin('products as p', 'p.id', 'f.product_id')
-        .innerJoin('components as c', 'c.id', 'f.component_id')
-        .leftJoin('vulnerabilities as v', 'v.vuln_key', 'f.vuln_key')
-        .leftJoin('finding_analyses as a', (join) => join.onRef('a.product_id', '=', 'f.product_id').onRef('a.vuln_key', '=', 'f.vuln_key'))
-        .select([
-          'f.vuln_key',
-          'f.releases',
-          'f.first_seen_at',
-          'f.exploited',
-          'f.cvss_score',
-          'f.epss_score',
-          'p.sku',
-          'c.name',
-          'c.version',
-          'c.purl',
-          'v.aliases',
-          'v.cve',
-          'v.euvd',
-          'v.summary',
-          'v.cvss_vector',
-          'v.epss_percentile',
-          'v.cisa_kev',
-          'v.eu_kev',
-          'a.state',
-          'a.justification',
-          'a.responses',
-          'a.detail',
-        ])
-        .where('f.org_id', '=', orgId)
-        .where('f.gone_at', 'is', null);
-      if (filter.sku !== undefined) query = query.where('f.product_id', '=', (await products.requireProduct(orgId, filter.sku)).id);
-      if (filter.vuln !== undefined) query = query.where('f.vuln_key', '=', await groupOf(filter.vuln));
-      if (filter.exploited) query = query.where('f.exploited', '=', 1);
-      if (filter.state === 'in_triage') query = query.where((eb) => eb.or([eb('a.state', 'is', null), eb('a.state', '=', 'in_triage')]));
-      else if (filter.state !== undefined) query = query.where('a.state', '=', filter.state);
-      const rows = (await query.execute()).sort(
-        (a, b) => bySeverity(a, b) || a.vuln_key.localeCompare(b.vuln_key) || a.sku.localeCompare(b.sku) || a.name.localeCompare(b.name),
-      );
+      const query: FindingsPageQuery = {
+        orgId,
+        productId: filter.sku !== undefined ? (await products.requireProduct(orgId, filter.sku)).id : undefined,
+        vulnKey: filter.vuln !== undefined ? await groupOf(filter.vuln) : undefined,
+        exploited: filter.exploited ? true : undefined,
+        states: filter.state !== undefined ? [filter.state] : undefined,
+      };
+      const rows = await findingsPageRepo.page(db, query, 0);
       const findings = await viewsOf(rows);
       return { findings, count: findings.length };
     },

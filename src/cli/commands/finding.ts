@@ -42,8 +42,8 @@ export function findingCommand(): Command {
     .option('--offset <n>', 'with --limit: skip the first n', offset, 0)
     .action(
       action(async (ctx, opts: ListOptions) => {
-        // A page comes from the database in order (findings_order), whatever the list's size;
-        // the whole list is read and ordered here (the spec's shape, for exports and scripts).
+        // A page is one walk of findings_order, whatever the list's size; without --limit, the
+        // whole list in the same order (the spec's shape, for exports and scripts).
         if (opts.limit === undefined && opts.offset !== 0) throw new AppError('validation_failed', '--offset needs --limit');
         const list =
           opts.limit === undefined

@@ -92,11 +92,12 @@ function filtered(db: Executor, q: FindingsPageQuery): Filtered {
 
 export const findingsPageRepo = {
   /**
-   * `limit` findings from `offset`, most severe first; ties by vulnerability, product, component.
+   * `limit` findings from `offset` (all of them without a limit), most severe first; ties by
+   * vulnerability, product, component.
    * The page's keys are found on `findings` alone (a deep page skips index entries, not joined
    * rows), then joined to what a finding is shown with.
    */
-  page(db: Executor, q: FindingsPageQuery, offset: number, limit: number): Promise<FindingListRow[]> {
+  page(db: Executor, q: FindingsPageQuery, offset: number, limit?: number): Promise<FindingListRow[]> {
     const keys = filtered(db, q)
       .select(['f.org_id', 'f.product_id', 'f.component_id', 'f.vuln_key', 'f.exploited', 'f.cvss_score', 'f.epss_score'])
       .orderBy('f.exploited', 'desc')
@@ -105,8 +106,7 @@ export const findingsPageRepo = {
       .orderBy('f.vuln_key')
       .orderBy('f.product_id')
       .orderBy('f.component_id')
-      .limit(limit)
-      .offset(offset);
+      .$if(limit !== undefined, (qb) => qb.limit(limit!).offset(offset));
     return db
       .selectFrom(keys.as('k'))
       .innerJoin('findings as f', (join) =>

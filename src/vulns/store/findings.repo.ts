@@ -34,6 +34,17 @@ const isLatestRevision = ({ eb, selectFrom }: ExpressionBuilder<DB & { s: DB['sb
       .whereRef('l.release_id', '=', 's.release_id'),
   );
 
+/** Adds each (component, group) row to `out`, component id → its groups. */
+function collectMatches(rows: ReadonlyArray<{ component_id: number | string; vuln_key: string }>, out: Map<number, Set<string>>) {
+  for (const row of rows) {
+    const id = Number(row.component_id);
+    const set = out.get(id) ?? new Set<string>();
+    set.add(row.vuln_key);
+    out.set(id, set);
+  }
+  return out;
+}
+
 export const findingsRepo = {
   /** The latest revision of each release of the product (what the product "has" now). */
   latestRevisions(db: Executor, productId: string): Promise<LatestRevision[]> {
@@ -59,12 +70,7 @@ export const findingsRepo = {
         .where('cp.component_id', 'in', componentIds.slice(i, i + CHUNK))
         .where('r.withdrawn', 'is', null)
         .execute();
-      for (const row of rows) {
-        const id = Number(row.component_id);
-        const set = out.get(id) ?? new Set<string>();
-        set.add(row.vuln_key);
-        out.set(id, set);
-      }
+      collectMatches(rows, out);
     }
     return out;
   },
@@ -84,14 +90,7 @@ export const findingsRepo = {
       .where('c.org_id', '=', orgId)
       .where('r.withdrawn', 'is', null)
       .execute();
-    const out = new Map<number, Set<string>>();
-    for (const row of rows) {
-      const id = Number(row.component_id);
-      const set = out.get(id) ?? new Set<string>();
-      set.add(row.vuln_key);
-      out.set(id, set);
-    }
-    return out;
+    return collectMatches(rows, new Map());
   },
 
   ofProduct(db: Executor, productId: string): Promise<FindingRow[]> {
