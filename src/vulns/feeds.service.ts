@@ -176,6 +176,7 @@ export function createFeedsService(
     const changedGroups = new Set<string>();
     const products = new Set<string>();
     let newest: string | null = null;
+    let analysedEarly = false;
     const store = async (records: PreparedRecord[]) => {
       const heads = new Map(
         (
@@ -228,6 +229,13 @@ export function createFeedsService(
         }
         const unique = [...new Map(records.map((r) => [r.id, r])).values()];
         if (unique.length) await store(unique);
+        // A large export into tables PostgreSQL has no statistics of yet: without them it looks up
+        // each batch's groups by scanning every record stored so far (5,400 records/s at 200,000).
+        // Statistics taken once, early, scale with the tables from then on.
+        if (!analysedEarly && (input.entries ?? 0) >= ANALYZE_FROM && summary.new + summary.changed >= ANALYZE_FROM) {
+          analysedEarly = true;
+          await freshStatistics();
+        }
       }
     } catch (error) {
       if (error instanceof SourceError) throw new AppError('validation_failed', `${source}: ${error.message}`);
