@@ -241,7 +241,7 @@ export function createFeedsService(
       if (error instanceof SourceError) throw new AppError('validation_failed', `${source}: ${error.message}`);
       throw error;
     }
-    if (summary.new + summary.changed + summary.withdrawn >= ANALYZE_FROM) await freshStatistics();
+    if (!analysedEarly && summary.new + summary.changed + summary.withdrawn >= ANALYZE_FROM) await freshStatistics();
     await lookUpProducts();
     summary.findings = await refreshProducts(products);
     await feedsRepo.recordImport(db, 'osv', source, iso(clock()), newest);
