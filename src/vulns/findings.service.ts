@@ -7,6 +7,7 @@ import { decodeIds } from '../sbom/store/id-list.js';
 import { iso, systemClock, type Clock } from '../shared/time.js';
 import { emitEvent } from '../webhooks/emit-event.js';
 import { analysisRepo } from './store/analysis.repo.js';
+import { POSTGRES_CHUNK } from './matcher.js';
 import { findingsRepo } from './store/findings.repo.js';
 
 // Findings: which products carry which vulnerability, kept in step with the products' latest
@@ -52,7 +53,10 @@ export function createFindingsEngine(database: Database, options: { clock?: Cloc
         releasesOf.set(id, set);
       }
     }
-    const matches = orgMatches ? matchesAmong(orgMatches, releasesOf.keys()) : await findingsRepo.matchesOf(db, [...releasesOf.keys()]);
+    // A round trip a statement on PostgreSQL: fewer, larger lookups there.
+    const matches = orgMatches
+      ? matchesAmong(orgMatches, releasesOf.keys())
+      : await findingsRepo.matchesOf(db, [...releasesOf.keys()], database.dialect === 'postgres' ? POSTGRES_CHUNK : undefined);
     const wanted = new Map<string, { componentId: number; vulnKey: string; releases: string }>();
     for (const [componentId, keys] of matches) {
       const releases = JSON.stringify([...releasesOf.get(componentId)!].sort());

@@ -59,15 +59,15 @@ export const findingsRepo = {
   },
 
   /** Component id → the alias groups its package version matches (live records only). */
-  async matchesOf(db: Executor, componentIds: readonly number[]): Promise<Map<number, Set<string>>> {
+  async matchesOf(db: Executor, componentIds: readonly number[], chunk = CHUNK): Promise<Map<number, Set<string>>> {
     const out = new Map<number, Set<string>>();
-    for (let i = 0; i < componentIds.length; i += CHUNK) {
+    for (let i = 0; i < componentIds.length; i += chunk) {
       const rows = await db
         .selectFrom('component_packages as cp')
         .innerJoin('vuln_matches as m', 'm.package_version_id', 'cp.package_version_id')
         .innerJoin('vuln_records as r', 'r.id', 'm.record_id')
         .select(['cp.component_id', 'r.vuln_key'])
-        .where('cp.component_id', 'in', componentIds.slice(i, i + CHUNK))
+        .where('cp.component_id', 'in', componentIds.slice(i, i + chunk))
         .where('r.withdrawn', 'is', null)
         .execute();
       collectMatches(rows, out);
