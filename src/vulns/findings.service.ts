@@ -308,7 +308,7 @@ function matchesAmong(orgMatches: ReadonlyMap<number, Set<string>>, componentIds
 }
 
 /** Exploited first, then by CVSS, then by EPSS (the order every list of findings uses). */
-function bySeverity(a: Pick<FindingRow, 'exploited' | 'cvss_score' | 'epss_score'>, b: typeof a): number {
+export function bySeverity(a: Pick<FindingRow, 'exploited' | 'cvss_score' | 'epss_score'>, b: typeof a): number {
   return b.exploited - a.exploited || (b.cvss_score ?? -1) - (a.cvss_score ?? -1) || (b.epss_score ?? -1) - (a.epss_score ?? -1);
 }
 

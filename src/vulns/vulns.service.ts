@@ -11,7 +11,7 @@ import { VEX_FORMATS, type VexFormat, type VexStatement, vexDocument } from './v
 import { VexDocumentError, vexStatements } from './vex/import.js';
 import type { OsvAffectedEntry } from './feeds/osv-record.js';
 import { createFeedsService } from './feeds.service.js';
-import { createFindingsEngine } from './findings.service.js';
+import { bySeverity, createFindingsEngine } from './findings.service.js';
 import { packageOfOsv } from './match/purl.js';
 import { orderOf } from './match/version-order.js';
 import { createMatcher, readPurl } from './matcher.js';
@@ -204,7 +204,10 @@ export function createVulnService(
         exploited: filter.exploited ? true : undefined,
         states: filter.state !== undefined ? [filter.state] : undefined,
       };
-      const rows = await findingsPageRepo.page(db, query, 0);
+      // The page's order, its ties broken by SKU and component name rather than by ids.
+      const rows = (await findingsPageRepo.page(db, query, 0)).sort(
+        (a, b) => bySeverity(a, b) || a.vuln_key.localeCompare(b.vuln_key) || a.sku.localeCompare(b.sku) || a.name.localeCompare(b.name),
+      );
       const findings = await viewsOf(rows);
       return { findings, count: findings.length };
     },

@@ -43,7 +43,7 @@ export function findingCommand(): Command {
     .action(
       action(async (ctx, opts: ListOptions) => {
         // A page is one walk of findings_order, whatever the list's size; without --limit, the
-        // whole list in the same order (the spec's shape, for exports and scripts).
+        // whole list (the spec's shape, for exports and scripts), ties by SKU and component name.
         if (opts.limit === undefined && opts.offset !== 0) throw new AppError('validation_failed', '--offset needs --limit');
         const list =
           opts.limit === undefined
