@@ -19,7 +19,7 @@ export async function registerFollowUp(
   deps: { disclosure: DisclosureService; rateLimitStore: RateLimitStore; pages: PublicPages },
 ): Promise<void> {
   const { disclosure, rateLimitStore } = deps;
-  const { page, problem, notFound, slugOf } = deps.pages;
+  const { page, notFound, tooMany, slugOf } = deps.pages;
   // The follow-up page and its message form (URL-encoded, token checked by the preHandler).
   await scope.register(async (follow) => {
     await follow.register(formbody, { bodyLimit: 64 * 1024 });
@@ -54,16 +54,7 @@ export async function registerFollowUp(
       if (!Value.Check(MessageForm, { message }) || !message.trim())
         return show(request, reply, null, 'Write a message of at most 10000 characters.', 400);
       const decision = await rateLimitStore.consume(`disclose:message:${request.ip}`, MESSAGE_LIMIT, MESSAGE_WINDOW_MS);
-      if (!decision.allowed) {
-        const minutes = Math.max(1, Math.ceil(decision.retryAfterSeconds / 60));
-        reply.header('retry-after', String(decision.retryAfterSeconds));
-        return problem(
-          reply,
-          429,
-          'Too many messages',
-          `Too many messages were sent from your network address in the last hour. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
-        );
-      }
+      if (!decision.allowed) return tooMany(reply, 'messages', decision.retryAfterSeconds);
       const sent = await disclosure.reporterMessage(slugOf(request), token, message);
       if (!sent) return notFound(reply);
       return show(request, reply, 'Your message was sent to the team.', null);

@@ -14,6 +14,8 @@ export interface PublicPages {
   page(reply: FastifyReply, template: string, data: Record<string, unknown>, status?: number): Promise<FastifyReply>;
   problem(reply: FastifyReply, status: number, title: string, message: string): Promise<FastifyReply>;
   notFound(reply: FastifyReply): Promise<FastifyReply>;
+  /** The 429 page of a refused rate-limit decision: "Too many <what>", with Retry-After and the minutes to wait. */
+  tooMany(reply: FastifyReply, what: string, retryAfterSeconds: number): Promise<FastifyReply>;
   /** The organisation's pages, on PUBLIC_URL, else the address the request came to. */
   base(request: FastifyRequest): string;
   /** The slug of the path, or '' for one no organisation could have. */
@@ -30,6 +32,16 @@ export function publicPages(config: Pick<Config, 'publicUrl'>): PublicPages {
     page,
     problem,
     notFound: (reply) => problem(reply, 404, 'Not found', 'There is no vulnerability disclosure page at this address.'),
+    tooMany(reply, what, retryAfterSeconds) {
+      const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
+      reply.header('retry-after', String(retryAfterSeconds));
+      return problem(
+        reply,
+        429,
+        `Too many ${what}`,
+        `Too many ${what} were sent from your network address in the last hour. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+      );
+    },
     base: (request) =>
       `${config.publicUrl ?? `${request.protocol}://${request.host}`}${DISCLOSE_PREFIX}/${encodeURIComponent((request.params as { slug: string }).slug)}`,
     slugOf(request) {

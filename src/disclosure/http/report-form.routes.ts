@@ -54,7 +54,7 @@ export async function registerReportForm(
   deps: { config: Config; disclosure: DisclosureService; rateLimitStore: RateLimitStore; pages: PublicPages },
 ): Promise<void> {
   const { config, disclosure, rateLimitStore } = deps;
-  const { page, problem, notFound, base, slugOf } = deps.pages;
+  const { page, problem, notFound, tooMany, base, slugOf } = deps.pages;
   const bodies = createBodyBudget({ budgetBytes: INFLIGHT_BYTES, maxBodyBytes: MAX_FORM_BYTES });
   // The report form: the only route with a multipart parser, registered in its own scope.
   await scope.register(async (upload) => {
@@ -74,16 +74,7 @@ export async function registerReportForm(
         [`disclose:org:${shown.org.id}:${address}`, REPORT_LIMITS.perOrganisation],
       ] as const) {
         const decision = await rateLimitStore.consume(bucket, limit, REPORT_LIMITS.windowMs);
-        if (!decision.allowed) {
-          const minutes = Math.max(1, Math.ceil(decision.retryAfterSeconds / 60));
-          reply.header('retry-after', String(decision.retryAfterSeconds));
-          return problem(
-            reply,
-            429,
-            'Too many reports',
-            `Too many reports were sent from your network address in the last hour. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
-          );
-        }
+        if (!decision.allowed) return tooMany(reply, 'reports', decision.retryAfterSeconds);
       }
       if (!request.isMultipart())
         return problem(reply, 415, 'Not accepted', 'This page takes a form sent from its own page, nothing else.');
