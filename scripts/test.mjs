@@ -157,7 +157,8 @@ function runFile(job) {
     // The file itself, not `node --test file`: that would start a second process per file to run it.
     const child = spawn(process.execPath, ['--test-reporter=spec', ...entry], {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, TEST_DATABASE: job.backend, FORCE_COLOR: '0', NO_COLOR: '1' },
+      // CRA_STRICT_WRITES: a write outside Database.transaction on SQLite throws (src/db/autocommit-writes.ts).
+      env: { ...process.env, TEST_DATABASE: job.backend, FORCE_COLOR: '0', NO_COLOR: '1', CRA_STRICT_WRITES: '1' },
     });
     let output = '';
     child.stdout.on('data', (d) => (output += d));

@@ -42,7 +42,7 @@ export interface Config {
   /** A console session ends after this long without a request (the absolute limit is 12 h); fractions allowed. */
   consoleIdleMinutes: number;
   /** PostgreSQL: longest wait for a connection, and for one statement's answer (then 503). */
-  databaseTimeouts: { connectTimeoutMs: number; queryTimeoutMs: number };
+  databaseTimeouts: { connectTimeoutMs: number; queryTimeoutMs: number; stallAfterMs: number; probeTimeoutMs: number };
   webhooks: WebhookConfig;
   feeds: FeedConfig;
   /** ATTACHMENTS_DIR: where disclosure attachments are kept, sealed, on SQLite; default `attachments/` beside the database. */
@@ -194,6 +194,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     databaseTimeouts: Object.freeze({
       connectTimeoutMs: positiveInt(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5_000),
       queryTimeoutMs: positiveInt(env, 'DATABASE_QUERY_TIMEOUT_MS', 10_000),
+      stallAfterMs: positiveInt(env, 'DATABASE_STALL_PROBE_AFTER_MS', 1_500),
+      probeTimeoutMs: positiveInt(env, 'DATABASE_PROBE_TIMEOUT_MS', 2_000),
     }),
     webhooks: Object.freeze({
       // A value that is neither on nor off stops the start: `yes` silently meaning "refuse" would

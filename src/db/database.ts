@@ -2,6 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { DB } from './schema.js';
 import type { DialectName } from './migrations/types.js';
 import type { Availability } from './availability.js';
+import type { PackedRows } from './packed-rows.js';
 
 export type Trx = Transaction<DB>;
 /** What repositories accept: the database itself or a transaction on it. */
@@ -34,12 +35,27 @@ export interface Database {
     values: readonly unknown[],
   ): Promise<void>;
   /**
-   * A token that changes whenever a transaction commits, in this process or any other; null
-   * when this database cannot tell cheaply (PostgreSQL, an in-memory SQLite) or not at this
-   * instant. Lets a cache of rows that must never be stale (API keys) skip the query while
-   * nothing has been written: read the token before the query, keep the rows under it.
+   * Finds each of `rows` by its unique key, or inserts it, in transactions of its own (never
+   * inside `transaction`), and resolves with the id of each in `rows.rows` order once the new
+   * ones are durable. For many rows at once (an SBOM's new components), of a table whose rows
+   * never change: on SQLite all in one transaction, written by a thread of their own while the
+   * event loop serves everyone else (this process's other writes wait their turn); on
+   * PostgreSQL in chunks of 5,000, a transaction each, two at a time. A call that fails may
+   * leave some rows stored, which the next call finds.
    */
-  changeToken(): string | null;
+  findOrInsert(rows: PackedRows): Promise<Float64Array>;
+  /**
+   * A token that changes whenever API keys or organisations change, in this process or any
+   * other, and reflects every such change committed before the call; null when this database
+   * cannot tell cheaply (an in-memory SQLite) or not at this instant. SQLite: any commit moves
+   * it (the wal-index header, read at the call). PostgreSQL: changes to those tables notify every
+   * instance (migration 013), any commit of this process moves it, and the answer waits for a
+   * round trip on the listening connection (shared by concurrent callers) so that no notice of
+   * an earlier commit is still on its way. Lets a cache of those rows (API keys with their
+   * organisation's registry sequence number) skip the query while nothing changed: read the
+   * token before the query, keep the rows under it.
+   */
+  changeToken(): Promise<string | null>;
   /**
    * Whether the database answered the last operation (transactions and pings): unavailable
    * after a connection or storage failure, available again after the next success. Listeners

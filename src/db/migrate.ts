@@ -1,4 +1,5 @@
 import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import { migrating } from './autocommit-writes.js';
 import type { Database } from './database.js';
 import { migrations } from './migrations/index.js';
 import { columnTypes } from './migrations/types.js';
@@ -16,7 +17,8 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
   // Numbers are handed out per change and land in any order: a database that already ran 008
   // must still accept 003 when it arrives later.
   const migrator = new Migrator({ db: database.db, provider, allowUnorderedMigrations: true });
-  const { error, results } = await migrator.migrateToLatest();
+  migrating.add(database.db);
+  const { error, results } = await migrator.migrateToLatest().finally(() => migrating.delete(database.db));
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

@@ -4,6 +4,9 @@ import { Availability } from './availability.js';
 import { chunkedInsert } from './bulk-insert.js';
 import { assertStorableParameters } from './storable-parameters.js';
 import type { Database } from './database.js';
+import { listenForChanges } from './postgres-changes.js';
+import { findOrInsertPostgres } from './postgres-find-or-insert.js';
+import { closeSocket, startStallWatchdog, type StallTimeouts, type StallWatchdog } from './postgres-stall.js';
 import type { DB } from './schema.js';
 import { insideTransaction, pingOrProbe, refuseNested } from './transaction-scope.js';
 
@@ -21,19 +24,21 @@ const types = {
   },
 };
 
-export interface PostgresTimeouts {
+export interface PostgresTimeouts extends StallTimeouts {
   /** Longest wait for a connection (a new one, or a free one from the pool). */
   connectTimeoutMs: number;
   /** Longest wait for one statement's answer; the server also cancels it (statement_timeout). */
   queryTimeoutMs: number;
 }
 
-export const DEFAULT_POSTGRES_TIMEOUTS: PostgresTimeouts = { connectTimeoutMs: 5_000, queryTimeoutMs: 10_000 };
-
-/** The socket under a pg client (not in pg's type definitions). */
-function socketOf(client: pg.PoolClient): { destroy(): void } | undefined {
-  return (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream;
-}
+// A frozen server is found within stallAfterMs + probeTimeoutMs (+ a tick): a 503 in under 4 s,
+// while a statement that is merely slow may run for the whole query timeout.
+export const DEFAULT_POSTGRES_TIMEOUTS: PostgresTimeouts = {
+  connectTimeoutMs: 5_000,
+  queryTimeoutMs: 10_000,
+  stallAfterMs: 1_500,
+  probeTimeoutMs: 2_000,
+};
 
 /**
  * Every failure of a connection stays with the request that used it. A connection that dies
@@ -43,8 +48,10 @@ function socketOf(client: pg.PoolClient): { destroy(): void } | undefined {
  * connection is closed, so the pool drops it and the server ends the open transaction; it is
  * never handed to another request still inside the old transaction.
  */
-function guardConnection(client: pg.PoolClient, availability: Availability): void {
+function guardConnection(client: pg.PoolClient, availability: Availability, watchdog: StallWatchdog): void {
   client.on('error', (error) => availability.failed(error));
+  watchdog.opened(client);
+  client.on('end', () => watchdog.closed(client));
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
     // Kysely calls query(sql, parameters); text PostgreSQL would refuse is a 422, not a 500.
@@ -55,13 +62,52 @@ function guardConnection(client: pg.PoolClient, availability: Availability): voi
         return Promise.reject(error);
       }
     }
+    // A connection to a frozen server would wait for its answer, and a ROLLBACK never goes out:
+    // closed, so the pool drops it instead of lending it inside the old transaction.
+    if (watchdog.frozen) {
+      closeSocket(client);
+      return Promise.reject(watchdog.frozenError());
+    }
+    const settled = watchdog.began(client);
     const result = query(...args);
     if (result instanceof Promise) {
-      result.catch((error: unknown) => {
-        if ((error as Error | null)?.message === 'Query read timeout') socketOf(client)?.destroy();
+      result.then(settled, (error: unknown) => {
+        settled();
+        if ((error as Error | null)?.message === 'Query read timeout') closeSocket(client);
       });
     }
     return result;
+  };
+}
+
+/**
+ * The pool as Kysely sees it: while the server is known frozen, a request for a connection is
+ * refused at once, and so are those already waiting for one.
+ */
+function frozenAwarePool(pool: pg.Pool, watchdog: StallWatchdog) {
+  const waiters = new Set<(error: Error) => void>();
+  watchdog.onFrozen((error) => {
+    for (const reject of waiters) reject(error);
+    waiters.clear();
+  });
+  return {
+    connect(): Promise<pg.PoolClient> {
+      if (watchdog.frozen) return Promise.reject(watchdog.frozenError());
+      return new Promise((resolve, reject) => {
+        waiters.add(reject);
+        pool.connect().then(
+          (client) => {
+            if (waiters.delete(reject)) resolve(client);
+            else client.release(true);
+          },
+          (error: unknown) => {
+            waiters.delete(reject);
+            reject(error);
+          },
+        );
+      });
+    },
+    end: () => pool.end(),
   };
 }
 
@@ -92,8 +138,17 @@ export function openPostgres(url: string, poolSize = 10, timeouts: PostgresTimeo
   });
   // An idle client that loses its server must not crash the process; the next query reconnects.
   pool.on('error', (error) => availability.failed(error));
-  pool.on('connect', (client) => guardConnection(client, availability));
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const watchdog = startStallWatchdog(url, timeouts);
+  watchdog.onFrozen((error) => availability.failed(error));
+  const changes = listenForChanges(url, {
+    connectTimeoutMs: timeouts.connectTimeoutMs,
+    syncTimeoutMs: timeouts.stallAfterMs + timeouts.probeTimeoutMs,
+    watch: (client) => watchdog.began(client as pg.PoolClient),
+  });
+  watchdog.onFrozen(() => changes.reset());
+  pool.on('connect', (client) => guardConnection(client, availability, watchdog));
+  pool.on('remove', (client) => watchdog.closed(client));
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: frozenAwarePool(pool, watchdog) }) });
   const database: Database = {
     db,
     dialect: 'postgres',
@@ -106,18 +161,31 @@ export function openPostgres(url: string, poolSize = 10, timeouts: PostgresTimeo
       } catch (error) {
         return Promise.reject(error);
       }
-      return availability.track(db.transaction().execute((trx) => insideTransaction(() => work(trx))));
+      return availability.track(
+        db
+          .transaction()
+          .execute((trx) => insideTransaction(() => work(trx)))
+          .then((value) => {
+            changes.committed();
+            return value;
+          }),
+      );
     },
     // Multi-row INSERTs of up to ~1,000 rows, one round trip each, on the transaction's connection.
     bulkInsert(trx, table, columns, values) {
       return chunkedInsert(trx, 'postgres', table, columns, values);
     },
-    // No cheap, exact signal of other sessions' commits: readers always query.
-    changeToken: () => null,
+    findOrInsert(rows) {
+      return findOrInsertPostgres(database, rows);
+    },
+    // Moves with every change of keys and organisations, notified by PostgreSQL (migration 013).
+    changeToken: () => changes.token(),
     ping() {
       return pingOrProbe(db, availability, (work) => database.transaction(work));
     },
     async close() {
+      watchdog.stop();
+      await changes.close();
       await db.destroy();
     },
   };

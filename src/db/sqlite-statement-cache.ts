@@ -34,15 +34,20 @@ export function createStatementCache(native: SQLite.Database): Prepare {
  * the real error. Here that `rollback` does nothing, so the caller hears SQLITE_FULL,
  * SQLITE_IOERR… instead.
  */
-export function kyselyDatabase(current: () => { native: SQLite.Database; prepare: Prepare }, close: () => void): SqliteDatabase {
+export function kyselyDatabase(
+  current: () => { native: SQLite.Database; prepare: Prepare },
+  close: () => void,
+  autocommitWrite: (sql: string) => void = () => {},
+): SqliteDatabase {
   const noTransaction = { reader: false, run: () => ({ changes: 0, lastInsertRowid: 0 }) };
   return {
     close,
     prepare: (sql: string) => {
       const c = current();
-      return (sql === 'rollback' && !c.native.inTransaction ? noTransaction : c.prepare(sql)) as unknown as ReturnType<
-        SqliteDatabase['prepare']
-      >;
+      if (sql === 'rollback' && !c.native.inTransaction) return noTransaction as unknown as ReturnType<SqliteDatabase['prepare']>;
+      const statement = c.prepare(sql);
+      if (!statement.reader && !c.native.inTransaction) autocommitWrite(sql);
+      return statement as unknown as ReturnType<SqliteDatabase['prepare']>;
     },
   };
 }

@@ -2,12 +2,15 @@ import { accessSync, chmodSync, closeSync, constants, existsSync, fsyncSync, mkd
 import { dirname, join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
+import { checkAutocommitWrite } from './autocommit-writes.js';
 import { Availability } from './availability.js';
 import { insertText, MAX_PARAMETERS, rowCount } from './bulk-insert.js';
 import type { Database, Trx } from './database.js';
 import type { DB } from './schema.js';
 import { isUnavailable } from './errors.js';
 import { createNativeStatements, type NativeStatements, registerNative, unregisterNative } from './native-statements.js';
+import { findOrInsertNative } from './packed-rows.js';
+import { createRowWriter } from './sqlite-row-writer.js';
 import { createBackgroundCheckpointer } from './sqlite-checkpointer.js';
 import { type ChangeToken, openWalChangeToken } from './sqlite-change-token.js';
 import { createStatementCache, kyselyDatabase, type Prepare } from './sqlite-statement-cache.js';
@@ -162,7 +165,9 @@ export function openSqlite(path: string): Database {
       // Already unusable: nothing to release.
     }
   }
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: kyselyDatabase(current, disconnect) }) });
+  const db: Kysely<DB> = new Kysely<DB>({
+    dialect: new SqliteDialect({ database: kyselyDatabase(current, disconnect, (sql) => checkAutocommitWrite(db, sql)) }),
+  });
   // The side door follows the connection: none while there is none (queries then go through
   // Kysely, which reports the storage error).
   const nativeOutside: NativeStatements = { tryAll: (sql, p) => (conn ? conn.statements.outside.tryAll(sql, p) : undefined) };
@@ -237,6 +242,18 @@ export function openSqlite(path: string): Database {
   let scheduled = false;
   const availability = new Availability();
 
+  // Large batches of rows (findOrInsert) are written by a thread of their own, on its own
+  // connection. While it holds SQLite's write lock, this connection must not try to write: it
+  // would wait for the lock on the event loop (busy_timeout). So writes of this process take
+  // turns: a group-commit batch or a row writer's batch, one at a time, in the order they came.
+  const rowWriter = path !== ':memory:' ? createRowWriter(path) : null;
+  let writerTurn: Promise<unknown> = Promise.resolve();
+  function inTurn<T>(write: () => Promise<T>): Promise<T> {
+    const turn = writerTurn.then(write, write);
+    writerTurn = turn.catch(() => undefined);
+    return turn;
+  }
+
   async function runBatch(batch: Pending[]): Promise<void> {
     const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     try {
@@ -285,7 +302,7 @@ export function openSqlite(path: string): Database {
   }
 
   async function drain(): Promise<void> {
-    while (queue.length > 0) await runBatch(queue.splice(0, MAX_BATCH));
+    while (queue.length > 0) await inTurn(() => runBatch(queue.splice(0, MAX_BATCH)));
     scheduled = false;
   }
 
@@ -324,13 +341,35 @@ export function openSqlite(path: string): Database {
         c.prepare(insertText('sqlite', table, columns, perStatement)).run(parameters);
       }
     },
-    changeToken: () => conn?.changeToken?.read() ?? null,
+    findOrInsert(rows) {
+      if (rows.rows.length === 0) return Promise.resolve(new Float64Array(0));
+      // In memory there is no second connection: the rows go into a group-commit batch.
+      if (!rowWriter) return this.transaction(async () => findOrInsertNative(current().native, rows));
+      return inTurn(async () => {
+        // Its commit takes the WAL past the automatic checkpoint, which the next commit of
+        // this connection would then run on the event loop: it runs in the background after.
+        deferCheckpoint(current().native);
+        try {
+          const ids = await rowWriter.write(rows);
+          availability.succeeded();
+          return ids;
+        } catch (error) {
+          if (isUnavailable(error)) availability.failed(explainStorageError(error, path));
+          throw error;
+        } finally {
+          checkpointAfterBatch();
+        }
+      });
+    },
+    changeToken: () => conn?.changeToken?.readShared() ?? Promise.resolve(null),
     ping() {
       return pingOrProbe(db, availability, (work) => this.transaction(work));
     },
     async close() {
       while (scheduled || queue.length > 0) await new Promise((r) => setTimeout(r, 5));
+      await writerTurn;
       await db.destroy();
+      await rowWriter?.close();
       await background?.close();
       disconnect();
     },

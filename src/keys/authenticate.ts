@@ -61,7 +61,7 @@ export function createAuthenticator(database: Database, clock: Clock = systemClo
   let rememberedAt: string | null = null;
 
   async function lookup(digest: string, now: Date): Promise<Found | undefined> {
-    const token = database.changeToken();
+    const token = await database.changeToken();
     if (token !== rememberedAt) {
       remembered.clear();
       rememberedAt = token;

@@ -18,7 +18,7 @@ export interface OrganisationView {
 
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
-export function toOrganisationView(org: Organisation): OrganisationView {
+export function toOrganisationView(org: Pick<Organisation, 'id' | 'slug' | 'name' | 'intake_mode'>): OrganisationView {
   return { id: org.id, slug: org.slug, name: org.name, intake_mode: org.intake_mode };
 }
 
@@ -127,7 +127,7 @@ export function createOrgService(database: Database, clock: Clock = systemClock)
       { actor, action: 'org.created', subject: org.slug, details: { name: org.name, intake_mode: org.intake_mode } },
       now,
     );
-    return toOrganisationView({ ...org, incident_seq: 0, registry_seq: 1 });
+    return toOrganisationView(org);
   }
 
   async function requireOrg(slug: string): Promise<Organisation> {

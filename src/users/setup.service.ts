@@ -50,7 +50,9 @@ export function createSetupService(
 
   async function issue(createdBy: 'server' | 'cli'): Promise<string> {
     const token = newToken();
-    await setupRepo.insert(db, { token_digest: digestToken(token), created_at: iso(clock()), created_by: createdBy });
+    await database.transaction((trx) =>
+      setupRepo.insert(trx, { token_digest: digestToken(token), created_at: iso(clock()), created_by: createdBy }),
+    );
     return token;
   }
 
@@ -129,7 +131,7 @@ export function createSetupService(
         throw isUniqueViolation(error) ? new AppError('conflict', ALREADY_SET_UP) : error;
       }
       setUp = true;
-      const session = await startSession(db, user.id, 'enrol', clock(), limits.absoluteMs);
+      const session = await database.transaction((trx) => startSession(trx, user.id, 'enrol', clock(), limits.absoluteMs));
       return { token: session.token, org };
     },
   };

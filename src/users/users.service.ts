@@ -87,7 +87,8 @@ export function createUserService(
     return invitation;
   }
 
-  const newSession = (userId: string, stage: SessionStage) => startSession(db, userId, stage, clock(), limits.absoluteMs);
+  const newSession = (userId: string, stage: SessionStage) =>
+    database.transaction((trx) => startSession(trx, userId, stage, clock(), limits.absoluteMs));
 
   /** The digest of `token` when it names a device of `user`'s (signed in from it within DEVICE_MS), else null. */
   async function deviceOf(user: UserRow | undefined, token: string | undefined): Promise<string | null> {
@@ -111,9 +112,11 @@ export function createUserService(
     if (!user.totp_secret) return true;
     const now = clock();
     const step = acceptTotp(box().open(user.totp_secret), code, now, user.totp_last_step);
-    if (step !== null) return usersRepo.advanceTotpStep(db, user.id, step);
+    if (step !== null) return database.transaction((trx) => usersRepo.advanceTotpStep(trx, user.id, step));
     const recovery = normaliseRecoveryCode(code);
-    return recovery !== null && usersRepo.useRecoveryCode(db, user.id, digestRecoveryCode(recovery), iso(now));
+    return (
+      recovery !== null && database.transaction((trx) => usersRepo.useRecoveryCode(trx, user.id, digestRecoveryCode(recovery), iso(now)))
+    );
   }
 
   return {
@@ -237,7 +240,7 @@ export function createUserService(
     async ensureEnrolmentSecret(user: UserRow): Promise<UserRow> {
       if (user.totp_secret) return user;
       const sealed = box().seal(newTotpSecret());
-      await usersRepo.update(db, user.id, { totp_secret: sealed, totp_last_step: null });
+      await database.transaction((trx) => usersRepo.update(trx, user.id, { totp_secret: sealed, totp_last_step: null }));
       return { ...user, totp_secret: sealed, totp_last_step: null };
     },
 
@@ -282,14 +285,14 @@ export function createUserService(
       const now = clock();
       const idleEnd = Date.parse(session.last_seen_at) + limits.idleMs;
       if (now.getTime() >= Date.parse(session.expires_at) || now.getTime() >= idleEnd) {
-        await usersRepo.deleteSession(db, idDigest);
+        await database.transaction((trx) => usersRepo.deleteSession(trx, idDigest));
         return null;
       }
       const user = await usersRepo.findById(db, session.user_id);
       if (user?.status !== 'active') return null;
       // Written at most every 30 s (or half the idle limit when shorter): a page view is rarely a write.
       if (now.getTime() - Date.parse(session.last_seen_at) > Math.min(30_000, limits.idleMs / 2))
-        await usersRepo.touchSession(db, idDigest, iso(now));
+        await database.transaction((trx) => usersRepo.touchSession(trx, idDigest, iso(now)));
       return {
         user,
         memberships: await usersRepo.memberships(db, user.id),
@@ -298,7 +301,7 @@ export function createUserService(
     },
 
     async endSession(token: string): Promise<void> {
-      await usersRepo.deleteSession(db, digest(token));
+      await database.transaction((trx) => usersRepo.deleteSession(trx, digest(token)));
     },
 
     /**

@@ -3,6 +3,10 @@ import { before, describe, it } from 'node:test';
 import { buildHarness, type Harness, type Tenant, suiteTeardown } from '../helpers/app.js';
 import { runCli } from '../helpers/cli.js';
 import { postIncident, SCORE_URL } from '../helpers/incidents.js';
+import { allowDirectWrites } from '../helpers/db.js';
+
+// It changes rows directly, outside Database.transaction.
+allowDirectWrites();
 
 // "Done when": signals come in, an administrator opens cases, one early warning is recorded
 // late and one deadline is missed outright; the API and `cra-admin score explain` then report

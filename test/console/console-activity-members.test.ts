@@ -3,6 +3,10 @@ import { describe, it } from 'node:test';
 import { totpCode } from '../../src/users/totp.js';
 import { useHarness } from '../helpers/app.js';
 import { ConsoleAgent, PASSWORD, signedInAgent } from '../helpers/console.js';
+import { allowDirectWrites } from '../helpers/db.js';
+
+// It forges a registry entry directly, outside Database.transaction.
+allowDirectWrites();
 
 describe('console activity registry and members', () => {
   const harness = useHarness();

@@ -10,6 +10,10 @@ import { runCli } from '../helpers/cli.js';
 import { signedInAgent } from '../helpers/console.js';
 import { postIncident } from '../helpers/incidents.js';
 import { followPath, Reporter } from './reporter.js';
+import { allowDirectWrites } from '../helpers/db.js';
+
+// It moves a date directly, outside Database.transaction.
+allowDirectWrites();
 
 // Disclosure as the team works it: the settings page (owners and admins), the Conversation
 // panel on the signal and on its case (identity behind "Show the reporter", attachments as

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { useHarness } from '../helpers/app.js';
+import { allowDirectWrites } from '../helpers/db.js';
+
+// It takes a table away directly, outside Database.transaction.
+allowDirectWrites();
 
 describe('error bodies', () => {
   const harness = useHarness();

@@ -8,6 +8,10 @@ import { createIncidentRoute, incidentSchemas } from '../../src/incidents/create
 import type { IncidentService } from '../../src/incidents/incidents.service.js';
 import { buildHarness, type Harness, type Tenant, suiteTeardown } from '../helpers/app.js';
 import { caseServices, INCIDENTS_URL, postIncident, SCORE_URL } from '../helpers/incidents.js';
+import { allowDirectWrites } from '../helpers/db.js';
+
+// It changes rows directly, outside Database.transaction.
+allowDirectWrites();
 
 // Reporter identity and contact and case notes are stored but never reachable through the API
 // (api-v1 §1, decisions §2): every response is serialised through an explicit schema.

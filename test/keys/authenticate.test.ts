@@ -18,7 +18,7 @@ describe('the authenticator between commits', () => {
 
   function withToken(database: Database) {
     const control = { token: 'before' as string | null };
-    const authenticate = createAuthenticator({ ...database, changeToken: () => control.token }, harness().clock.now);
+    const authenticate = createAuthenticator({ ...database, changeToken: async () => control.token }, harness().clock.now);
     return { control, authenticate };
   }
 

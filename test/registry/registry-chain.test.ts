@@ -5,6 +5,10 @@ import { ChainVerifier, GENESIS_HASH, hashEntry } from '../../src/registry/regis
 import { appendRegistryEntry } from '../../src/registry/append-entry.js';
 import { listRegistry, verifyRegistry } from '../../src/registry/registry.service.js';
 import { useHarness } from '../helpers/app.js';
+import { allowDirectWrites } from '../helpers/db.js';
+
+// It forges registry entries directly, outside Database.transaction.
+allowDirectWrites();
 
 function chain(n: number) {
   const entries = [];

@@ -38,7 +38,8 @@ async function until(check: () => boolean, what: string): Promise<void> {
 describe('requests during shutdown (server process, raw socket)', () => {
   let t: TenantServer;
   before(async () => {
-    t = await startTenantServer({ LOG_LEVEL: 'info' });
+    // debug: the test watches for each request's arrival (`incoming request` is a debug line).
+    t = await startTenantServer({ LOG_LEVEL: 'debug' });
   });
   after(async () => t?.stop());
 
