@@ -1,6 +1,7 @@
 import { CompiledQuery } from 'kysely';
 import type { Trx } from './database.js';
 import type { DialectName } from './migrations/types.js';
+import { quoteIdentifier } from './quote-identifier.js';
 
 // Inserting 100,000 rows through Kysely's query builder spends most of its time building and
 // compiling the AST of each multi-row VALUES list. Here the statement text for a chunk is
@@ -17,10 +18,9 @@ export function insertText(dialect: DialectName, table: string, columns: readonl
   const key = `${dialect}\u0000${table}\u0000${columns.join(',')}\u0000${rows}`;
   let text = texts.get(key);
   if (text === undefined) {
-    const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
     let n = 0;
     const tuple = () => `(${columns.map(() => (dialect === 'postgres' ? `$${++n}` : '?')).join(',')})`;
-    text = `insert into ${quote(table)} (${columns.map(quote).join(',')}) values ${Array.from({ length: rows }, tuple).join(',')}`;
+    text = `insert into ${quoteIdentifier(table)} (${columns.map(quoteIdentifier).join(',')}) values ${Array.from({ length: rows }, tuple).join(',')}`;
     if (texts.size > 64) texts.clear();
     texts.set(key, text);
   }

@@ -8,6 +8,9 @@ export type { AvailabilityChange } from './availability.js';
 export { migrateToLatest } from './migrate.js';
 export { DEFAULT_POSTGRES_TIMEOUTS, type PostgresTimeouts } from './postgres.js';
 export { NestedTransactionError } from './transaction-scope.js';
+export { inList } from './in-list.js';
+export type { DialectName } from './migrations/types.js';
+export type { PackedRows } from './packed-rows.js';
 
 /** DATABASE_URL → a Database. `sqlite:<path>` (or `sqlite::memory:`) or `postgres://…`. */
 export function openDatabase(url: string, timeouts: PostgresTimeouts = DEFAULT_POSTGRES_TIMEOUTS): Database {

@@ -15,6 +15,8 @@ export type StageName = 'early_warning' | 'notification' | 'intermediate' | 'fin
 
 export interface OrganisationsTable {
   id: string;
+  /** A small number of its own, given when it is created: what the components table stores. */
+  number: Generated<number>;
   slug: string;
   name: string;
   intake_mode: IntakeMode;
@@ -95,9 +97,10 @@ export interface SbomRevisionsTable {
 /** A distinct component of an organisation, stored once whatever the number of revisions listing it. */
 export interface ComponentsTable {
   id: Generated<number>;
-  org_id: string;
-  /** Digest of the normalised fields (src/sbom/parse/component-rows.ts): the content address. */
-  key: string;
+  /** The organisation's number (organisations.number): millions of rows, each a few bytes, not a UUID. */
+  org: number;
+  /** 128 bits of the digest of the normalised fields (src/sbom/parse/component-rows.ts): the content address. */
+  key: Buffer;
   name: string;
   version: string | null;
   purl: string | null;
@@ -106,6 +109,8 @@ export interface ComponentsTable {
   licenses: string | null;
   /** CycloneDX bom-ref or SPDX SPDXID. */
   ref: string | null;
+  /** 1 when the purl names another package than `name` does: such rows are in the purl index (migration 014). */
+  purl_name_differs: number;
 }
 
 /** A revision's components: their ids in document order, packed (src/sbom/store/id-list.ts). */

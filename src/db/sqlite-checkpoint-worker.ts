@@ -1,4 +1,4 @@
-import SQLite from 'better-sqlite3';
+import { closeThreadConnection, threadConnection } from './sqlite-thread-connection.js';
 
 // The background checkpointer's thread (sqlite-checkpointer.ts): its own connection to the
 // database, which copies committed WAL pages into the database file when asked. A PASSIVE
@@ -7,29 +7,20 @@ import SQLite from 'better-sqlite3';
 
 export type CheckpointAnswer = { ok: true; log: number; checkpointed: number } | { ok: false; code: string };
 
-const connections = new Map<string, SQLite.Database>();
-
-function connection(path: string): SQLite.Database {
-  let db = connections.get(path);
-  if (!db) {
-    db = new SQLite(path);
-    db.pragma('busy_timeout = 0');
-    db.pragma('synchronous = FULL');
-    // This connection never commits, so it never checkpoints by itself.
-    db.pragma('wal_autocheckpoint = 0');
-    connections.set(path, db);
-  }
-  return db;
-}
+const PRAGMAS = [
+  'busy_timeout = 0',
+  'synchronous = FULL',
+  // This connection never commits, so it never checkpoints by itself.
+  'wal_autocheckpoint = 0',
+];
 
 export default function checkpoint({ path, close }: { path: string; close?: boolean }): CheckpointAnswer {
   if (close) {
-    connections.get(path)?.close();
-    connections.delete(path);
+    closeThreadConnection(path);
     return { ok: true, log: 0, checkpointed: 0 };
   }
   try {
-    const [row] = connection(path).pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number; checkpointed: number }>;
+    const [row] = threadConnection(path, PRAGMAS).pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number; checkpointed: number }>;
     return { ok: true, log: row?.log ?? 0, checkpointed: row?.checkpointed ?? 0 };
   } catch (error) {
     return { ok: false, code: (error as { code?: string }).code ?? 'unknown' };

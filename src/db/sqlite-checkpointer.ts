@@ -1,5 +1,4 @@
-import { Piscina } from 'piscina';
-import { workerUrl } from '../shared/worker-url.js';
+import { sqliteThread } from './sqlite-thread.js';
 
 // After a bulk insert the WAL holds thousands of pages. Copying them into the database file
 // (a checkpoint, with its fsync) takes tens to hundreds of milliseconds, and better-sqlite3 runs
@@ -16,36 +15,24 @@ export interface BackgroundCheckpointer {
 }
 
 export function createBackgroundCheckpointer(path: string): BackgroundCheckpointer {
-  // One thread, started on the first request; an idle thread keeps no process alive.
-  let pool: Piscina | null = null;
+  const thread = sqliteThread(path, 'sqlite-checkpoint-worker');
   let closed = false;
-  let running: Promise<unknown> = Promise.resolve();
-
   return {
     request(done) {
       if (closed) return false;
+      let checkpoint: Promise<unknown>;
       try {
-        pool ??= new Piscina({
-          filename: workerUrl(import.meta.url, 'sqlite-checkpoint-worker'),
-          maxThreads: 1,
-          minThreads: 0,
-          idleTimeout: 30_000,
-        });
+        checkpoint = thread.run({});
       } catch {
         closed = true;
         return false;
       }
-      running = pool.run({ path }).then(done, done);
+      checkpoint.then(done, done);
       return true;
     },
     async close() {
       closed = true;
-      const closing = pool;
-      pool = null;
-      if (!closing) return;
-      await running;
-      await closing.run({ path, close: true }).catch(() => undefined);
-      await closing.close();
+      await thread.close();
     },
   };
 }

@@ -5,7 +5,10 @@ import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { createBackgroundCheckpointer } from '../../src/db/sqlite-checkpointer.js';
 import { suiteTeardown } from '../helpers/app.js';
-import { createTestDatabase, TEST_BACKEND } from '../helpers/db.js';
+import { allowDirectWrites, createTestDatabase, TEST_BACKEND } from '../helpers/db.js';
+
+// It writes tables of its own directly.
+allowDirectWrites();
 
 // src/db/sqlite-checkpointer.ts: after a bulk insert, the WAL pages are copied into the
 // database file by a thread with its own connection, not on the event loop; and SQLite's

@@ -8,12 +8,13 @@ import { createTestDatabase, TEST_BACKEND, type TestDatabase } from '../helpers/
 // Database.bulkInsert is implemented per dialect (native prepared statements on SQLite, chunked
 // multi-row INSERTs on PostgreSQL); both must behave as writes of the transaction they are given.
 
-const COLUMNS = ['org_id', 'key', 'name', 'version', 'purl', 'type', 'licenses', 'ref'] as const;
+const COLUMNS = ['org', 'key', 'name', 'version', 'purl', 'type', 'licenses', 'ref'] as const;
 
 describe(`Database.bulkInsert (${TEST_BACKEND})`, () => {
   let t: TestDatabase;
   let database: Database;
   let orgId: string;
+  let org: number;
   let productId: string;
 
   before(async () => {
@@ -21,13 +22,14 @@ describe(`Database.bulkInsert (${TEST_BACKEND})`, () => {
     database = t.database;
     const { orgs, products } = createServices({ database });
     orgId = (await orgs.createOrg({ slug: 'bulk' })).id;
+    org = Number((await database.db.selectFrom('organisations').select('number').where('id', '=', orgId).executeTakeFirstOrThrow()).number);
     productId = (await products.addProduct('bulk', 'B-1', { name: 'Bulk' })).id;
   });
   after(async () => {
     await t.drop();
   });
 
-  /** A revision row; its id prefixes the keys of the components inserted with it, to find them again. */
+  /** A revision row; its id prefixes the names of the components inserted with it, to find them again. */
   async function revision(trx: Trx): Promise<string> {
     const releaseId = randomUUID();
     const at = new Date().toISOString();
@@ -57,9 +59,9 @@ describe(`Database.bulkInsert (${TEST_BACKEND})`, () => {
 
   const values = (sbomId: string, rows: number) =>
     Array.from({ length: rows }, (_, i) => [
-      orgId,
+      org,
+      Buffer.alloc(16, i),
       `${sbomId}/${String(i).padStart(5, '0')}`,
-      `c-${i}`,
       i % 3 === 0 ? null : `1.${i}`,
       `pkg:npm/c-${i}`,
       'library',
@@ -70,9 +72,9 @@ describe(`Database.bulkInsert (${TEST_BACKEND})`, () => {
   const stored = (sbomId: string) =>
     database.db
       .selectFrom('components')
-      .select(['org_id', 'key', 'name', 'version', 'purl', 'type', 'licenses', 'ref'])
-      .where('key', 'like', `${sbomId}/%`)
-      .orderBy('key')
+      .select(['org', 'key', 'name', 'version', 'purl', 'type', 'licenses', 'ref'])
+      .where('name', 'like', `${sbomId}/%`)
+      .orderBy('name')
       .execute();
 
   it('stores every row, in chunks of any size, values in column order', async () => {
@@ -85,16 +87,19 @@ describe(`Database.bulkInsert (${TEST_BACKEND})`, () => {
     const rows = await stored(sbomId);
     assert.equal(rows.length, 2_500);
     rows.forEach((row, i) => {
-      assert.deepEqual(row, {
-        org_id: orgId,
-        key: `${sbomId}/${String(i).padStart(5, '0')}`,
-        name: `c-${i}`,
-        version: i % 3 === 0 ? null : `1.${i}`,
-        purl: `pkg:npm/c-${i}`,
-        type: 'library',
-        licenses: i % 2 ? '["MIT"]' : null,
-        ref: `ref-${i}`,
-      });
+      assert.deepEqual(
+        { ...row, org: Number(row.org), key: Buffer.from(row.key) },
+        {
+          org,
+          key: Buffer.alloc(16, i),
+          name: `${sbomId}/${String(i).padStart(5, '0')}`,
+          version: i % 3 === 0 ? null : `1.${i}`,
+          purl: `pkg:npm/c-${i}`,
+          type: 'library',
+          licenses: i % 2 ? '["MIT"]' : null,
+          ref: `ref-${i}`,
+        },
+      );
     });
   });
 

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, describe, it } from 'node:test';
-import { Migrator, type Migration } from 'kysely';
-import { migrateToLatest, openDatabase } from '../../src/db/index.js';
-import { migrations } from '../../src/db/migrations/index.js';
-import { columnTypes } from '../../src/db/migrations/types.js';
-import { createEmptyDatabaseUrl } from '../helpers/db.js';
+import { migrateToLatest } from '../../src/db/index.js';
+import { allowDirectWrites, databaseMigratedTo } from '../helpers/db.js';
+
+// A migrator of its own writes outside Database.transaction.
+allowDirectWrites();
 
 describe('migrations on a database that already holds data', () => {
   const cleanups: Array<() => Promise<void>> = [];
@@ -14,21 +14,8 @@ describe('migrations on a database that already holds data', () => {
   });
 
   it('008 keeps the GTIN of existing products: the stored 14-digit form becomes the declared one', async () => {
-    const empty = await createEmptyDatabaseUrl();
-    const database = openDatabase(empty.url);
-    cleanups.push(
-      () => empty.drop(),
-      () => database.close(),
-    );
-    const t = columnTypes(database.dialect);
-    const migrator = new Migrator({
-      db: database.db,
-      provider: {
-        getMigrations: async () => Object.fromEntries(migrations.map((m): [string, Migration] => [m.name, { up: (db) => m.up(db, t) }])),
-      },
-    });
-    const first = await migrator.migrateTo('001-initial');
-    assert.equal(first.error, undefined);
+    const { database, remove } = await databaseMigratedTo('001-initial');
+    cleanups.push(remove);
 
     // A product as the code before 008 stored it: GTIN-13 padded to 14 digits, no declared form.
     const org = randomUUID();

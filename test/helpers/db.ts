@@ -4,12 +4,25 @@ import { join } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { Migrator, type Migration } from 'kysely';
 import { migrateToLatest, openDatabase, type Database } from '../../src/db/index.js';
+import { migrations } from '../../src/db/migrations/index.js';
+import { columnTypes } from '../../src/db/migrations/types.js';
 
 /** Which backend this run of the suite uses: TEST_DATABASE=sqlite (default) or postgres. */
 export const TEST_BACKEND = (process.env.TEST_DATABASE ?? 'sqlite') as 'sqlite' | 'postgres';
 /** The shared PostgreSQL server; each test database is created on it and dropped after. */
 export const TEST_PG_ADMIN_URL = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/**
+ * For a test file that writes to the database directly, outside Database.transaction (a forged
+ * registry entry, a table of its own, a migrator of its own): the runner makes such writes throw
+ * on SQLite everywhere else (CRA_STRICT_WRITES, src/db/autocommit-writes.ts), so that no path of
+ * the service writes so. Call it at the top of the file, before the first test.
+ */
+export function allowDirectWrites(): void {
+  process.env.CRA_STRICT_WRITES = '0';
+}
 
 /** The shared Redis; in the postgres run every harness limits through it, under its own key prefix. */
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -155,4 +168,31 @@ async function newPostgresDatabase(template?: string): Promise<{ url: string; dr
 /** An empty database (no migrations) and how to remove it. */
 export function createEmptyDatabaseUrl(): Promise<{ url: string; drop(): Promise<void> }> {
   return TEST_BACKEND === 'postgres' ? newPostgresDatabase() : Promise.resolve(newSqliteFile());
+}
+
+/**
+ * A fresh database of this run's backend migrated up to `migration` and no further, as an older
+ * release left it (migration tests then store rows of that shape and migrate the rest), and how
+ * to close and remove it. Its migrator writes outside Database.transaction: callers allow it.
+ */
+export async function databaseMigratedTo(migration: string): Promise<{ database: Database; remove(): Promise<void> }> {
+  const empty = await createEmptyDatabaseUrl();
+  const database = openDatabase(empty.url);
+  const remove = async () => {
+    await database.close();
+    await empty.drop();
+  };
+  const t = columnTypes(database.dialect);
+  const migrator = new Migrator({
+    db: database.db,
+    provider: {
+      getMigrations: async () => Object.fromEntries(migrations.map((m): [string, Migration] => [m.name, { up: (db) => m.up(db, t) }])),
+    },
+  });
+  const { error } = await migrator.migrateTo(migration);
+  if (error) {
+    await remove();
+    throw error;
+  }
+  return { database, remove };
 }

@@ -8,7 +8,10 @@ import type { Database } from '../../src/db/index.js';
 import { hashEntry } from '../../src/registry/registry-chain.js';
 import { createServices } from '../../src/services.js';
 import { runCli } from '../helpers/cli.js';
-import { createTestDatabase, TEST_BACKEND, type TestDatabase } from '../helpers/db.js';
+import { allowDirectWrites, createTestDatabase, TEST_BACKEND, type TestDatabase } from '../helpers/db.js';
+
+// It forges registry entries directly, outside Database.transaction.
+allowDirectWrites();
 
 // decisions §8: a head signed with a key kept outside the database proves that the chain still
 // extends it, so an attacker with write access who rewrites or truncates the whole chain (hashes

@@ -10,6 +10,8 @@ import { setupLinks } from './009-setup-links.js';
 import { vulnerabilities } from './010-vulnerabilities.js';
 import { signInAttempts } from './011-sign-in-attempts.js';
 import { disclosure } from './012-disclosure.js';
+import { changeNotices } from './013-change-notices.js';
+import { compactComponents } from './014-compact-components.js';
 
 /**
  * Every migration, in name order (the order they run in; a later-numbered one may land first,
@@ -27,4 +29,6 @@ export const migrations: readonly PortableMigration[] = [
   vulnerabilities,
   signInAttempts,
   disclosure,
+  changeNotices,
+  compactComponents,
 ];

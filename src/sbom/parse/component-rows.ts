@@ -64,6 +64,62 @@ export function writeComponentKey(text: string, target: Uint8Array, at: number):
   target[at + KEY_LENGTH - 1] = LAST_KEY_CHARACTER[whole.charCodeAt(KEY_LENGTH - 1)]!;
 }
 
+/**
+ * The name a purl gives its package: the last segment of its path, without the version,
+ * qualifiers and subpath, percent-decoded (`pkg:npm/%40babel/core@7.1.0` → `core`); null for text
+ * with no path. A component whose own name is its purl's name (nearly all of those SBOM tools
+ * write) is found by purl through its name; the others are listed in an index of their own
+ * (migration 014).
+ */
+export function purlName(purl: string): string | null {
+  const end = purl.search(/[?#]/);
+  const path = end === -1 ? purl : purl.slice(0, end);
+  const slash = path.lastIndexOf('/');
+  if (slash === -1) return null;
+  let segment = path.slice(slash + 1);
+  const at = segment.lastIndexOf('@');
+  if (at !== -1) segment = segment.slice(0, at);
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/** 1 when the component has a purl whose name (purlName) is not the component's name, else 0. */
+export function purlNameDiffers(name: string, purl: string | null): 0 | 1 {
+  return purl !== null && purlName(purl) !== name ? 1 : 0;
+}
+
+/** Bytes of a key as stored: the 16 bytes its 22 base64url characters encode. */
+export const KEY_BYTES = 16;
+
+/**
+ * The keys at `positions` of a base64url key column (KEY_LENGTH ASCII bytes every `stride`),
+ * decoded to KEY_BYTES each, at `out[i × KEY_BYTES]` for the key at `positions[i]`.
+ */
+export function decodeKeys(column: Uint8Array, stride: number, positions: ArrayLike<number>): Uint8Array {
+  const out = new Uint8Array(positions.length * KEY_BYTES);
+  for (let i = 0; i < positions.length; i++) {
+    let from = positions[i]! * stride;
+    let to = i * KEY_BYTES;
+    let bits = 0;
+    let held = 0;
+    for (let c = 0; c < KEY_LENGTH; c++) {
+      held = (held << 6) | BASE64URL_VALUE[column[from++]!]!;
+      bits += 6;
+      if (bits >= 8) {
+        bits -= 8;
+        out[to++] = (held >> bits) & 0xff;
+      }
+    }
+  }
+  return out;
+}
+
+const BASE64URL_VALUE = new Uint8Array(128);
+for (let i = 0; i < 64; i++) BASE64URL_VALUE[BASE64URL.charCodeAt(i)] = i;
+
 export function componentFields(text: string): ComponentFields {
   const [name = '', version, purl, type, licenses, ref] = text.split(SEP);
   const orNull = (v: string | undefined) => (v ? v : null);

@@ -1,5 +1,5 @@
 import { AppError, type ErrorDetail } from '../../errors.js';
-import { componentText, KEY_LENGTH, writeComponentKey } from './component-rows.js';
+import { componentText, KEY_LENGTH, purlNameDiffers, writeComponentKey } from './component-rows.js';
 import { validateCycloneDx } from './cyclonedx-validator.js';
 import { detectFormat, type DetectedFormat } from './detect-format.js';
 import { jsonBytesMayHoldUnstorable } from '../../shared/storable-text.js';
@@ -41,8 +41,10 @@ export function readSbomDocument(
  * - `texts`: every component's text (component-rows.ts) in UTF-8, one after another; the i-th
  *   runs from byte `offsets[i]` to `offsets[i + 1]`;
  * - `keys`: their keys in ASCII, separated by commas, so the i-th starts at byte i × KEY_STRIDE
- *   and any run of them is a comma-separated list as it stands.
- * Both in document order.
+ *   and any run of them is a comma-separated list as it stands;
+ * - `purlNameDiffers`: 1 for a component whose purl names another package than its name does
+ *   (component-rows.ts), else 0.
+ * All in document order.
  */
 export interface SbomReading {
   detected: DetectedFormat;
@@ -52,6 +54,7 @@ export interface SbomReading {
   /** count + 1 byte offsets into `texts`. */
   offsets: Uint32Array;
   keys: Uint8Array;
+  purlNameDiffers: Uint8Array;
 }
 
 /** Bytes from one key's start to the next's in `SbomReading.keys` (the key and a comma). */
@@ -82,11 +85,13 @@ export function readSbomBytes(bytes: Uint8Array | readonly Uint8Array[]): SbomRe
     : Buffer.from((bytes as Uint8Array).buffer, (bytes as Uint8Array).byteOffset, (bytes as Uint8Array).byteLength);
   // Each component's text is all that is kept of it (normalise.ts: nothing else outlives the call).
   const parts: string[] = [];
+  const differs: number[] = [];
   const document = parseDocument(buffer);
   // JSON holds a NUL or a lone surrogate only as an escape: without one, no string needs checking.
   const mayHoldUnstorable = jsonBytesMayHoldUnstorable(buffer);
   const { detected, releaseVersion } = readSbomDocument(document, mayHoldUnstorable, (c) => {
     parts.push(componentText(c));
+    differs.push(purlNameDiffers(c.name, c.purl));
   });
   const count = parts.length;
   // Each column in an ArrayBuffer of its own, so it can move to another thread.
@@ -105,5 +110,5 @@ export function readSbomBytes(bytes: Uint8Array | readonly Uint8Array[]): SbomRe
   // Each text at its own offset: joining them first would build one more string as large as
   // all of them (~15 MB for 100,000 components, fresh memory each time).
   for (let i = 0; i < count; i++) textBytes.write(parts[i]!, offsets[i]!, 'utf8');
-  return { detected, releaseVersion, count, texts, offsets, keys };
+  return { detected, releaseVersion, count, texts, offsets, keys, purlNameDiffers: Uint8Array.from(differs) };
 }

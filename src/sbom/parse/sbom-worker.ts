@@ -1,9 +1,9 @@
 import { performance } from 'node:perf_hooks';
-import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { isMainThread, resourceLimits, threadId, workerData } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { AppError } from '../../errors.js';
+import { exposedGc, fullCollection } from '../../shared/full-collection.js';
 import { type CycloneDxVersion, cycloneDxValidator, isCycloneDxValidatorReady } from './cyclonedx-validator.js';
 import { JoinBuffer } from './join-buffer.js';
 import { readSbomBytes, type SbomReading } from './read-sbom.js';
@@ -85,20 +85,8 @@ export function warmUpDocument(count: number, seed: number): Buffer {
  * objects were copied and promoted to the old generation, fresh memory each time, and the
  * reading took 80–100 ms instead of 55–60 (--trace-gc in the server). Emptied between documents
  * (~1 ms, nearly all of it garbage), a reading that fits the young generation needs no
- * collection at all. V8 offers no other way to ask for a scavenge than the `gc` function of
- * --expose-gc, which a context created after the flag is set has.
+ * collection at all (shared/full-collection.ts: the `gc` of --expose-gc).
  */
-type Gc = (options: { type: 'minor' | 'major' }) => void;
-function exposedGc(): Gc | null {
-  // Changing a V8 flag after start is allowed but not promised to work everywhere: without it,
-  // the thread reads documents as it did before, only with V8's own timing of collections.
-  try {
-    setFlagsFromString('--expose-gc');
-    return runInNewContext('gc') as Gc;
-  } catch {
-    return null;
-  }
-}
 const gc = isMainThread ? null : exposedGc();
 
 let collectionScheduled = false;
@@ -113,7 +101,9 @@ function collectAfterDocument(): void {
 }
 
 // Kept joined memory is in the old generation: a full collection frees it once let go.
-const joinBuffer = new JoinBuffer(told.keepJoinedUpTo ?? 0, JOIN_BUFFER_IDLE_MS, () => gc?.({ type: 'major' }));
+const joinBuffer = new JoinBuffer(told.keepJoinedUpTo ?? 0, JOIN_BUFFER_IDLE_MS, () => {
+  if (gc) fullCollection();
+});
 
 const youngInUseMb = (): number => {
   const space = getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
@@ -164,7 +154,7 @@ export default function readInWorker(bytes: Uint8Array | Uint8Array[]): WorkerAn
     const reading = readSbomBytes(Array.isArray(bytes) ? joinBuffer.join(bytes) : bytes);
     const answer: WorkerAnswer = { ok: true, reading, trace: trace() };
     return move({
-      [transferableSymbol]: [reading.texts.buffer, reading.offsets.buffer, reading.keys.buffer],
+      [transferableSymbol]: [reading.texts.buffer, reading.offsets.buffer, reading.keys.buffer, reading.purlNameDiffers.buffer],
       [valueSymbol]: answer,
     }) as unknown as WorkerAnswer;
   } catch (error) {

@@ -1,4 +1,6 @@
 import type { Executor } from '../../db/index.js';
+import { purlName } from '../parse/component-rows.js';
+import { orgNumber } from '../store/components.repo.js';
 
 export interface RevisionRef {
   sbom_id: string;
@@ -12,14 +14,22 @@ export interface RevisionRef {
 // Reads behind portfolio questions: which revisions hold a component, what changed between two.
 
 export const portfolioRepo = {
-  /** The organisation's components with this purl, or this name (and version). */
-  matching(db: Executor, orgId: string, match: { purl: string } | { name: string; version?: string }) {
-    let query = db.selectFrom('components').select(['id', 'name', 'version', 'purl']).where('org_id', '=', orgId);
-    if ('purl' in match) query = query.where('purl', '=', match.purl);
-    else {
-      query = query.where('name', '=', match.name);
-      if (match.version !== undefined) query = query.where('version', '=', match.version);
+  /**
+   * The organisation's components with this purl, or this name (and version). By purl: those
+   * named as the purl names its package, through the (org, name, key) index, and the few named
+   * otherwise, through the partial purl index (migration 014); no component is in both.
+   */
+  async matching(db: Executor, orgId: string, match: { purl: string } | { name: string; version?: string }) {
+    const org = orgNumber(orgId);
+    const components = () => db.selectFrom('components').select(['id', 'name', 'version', 'purl']).where('org', '=', org);
+    if ('purl' in match) {
+      const named = purlName(match.purl);
+      const otherwise = await components().where('purl_name_differs', '=', 1).where('purl', '=', match.purl).execute();
+      if (named === null) return otherwise;
+      return [...(await components().where('name', '=', named).where('purl', '=', match.purl).execute()), ...otherwise];
     }
+    let query = components().where('name', '=', match.name);
+    if (match.version !== undefined) query = query.where('version', '=', match.version);
     return query.execute();
   },
 

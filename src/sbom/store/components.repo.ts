@@ -1,69 +1,77 @@
 import { sql } from 'kysely';
 import type { Database, Executor, Trx } from '../../db/index.js';
-import type { DialectName } from '../../db/migrations/types.js';
 import type { ComponentFields } from '../parse/component-rows.js';
+import { decodeKeys, KEY_BYTES } from '../parse/component-rows.js';
+import { KEY_STRIDE, type SbomReading } from '../parse/read-sbom.js';
 import { decodeIds, encodeIds } from './id-list.js';
 
 /** Ids per query (byIds): short statements, so a read never holds the event loop for long. */
 export const LOOKUP_CHUNK = 500;
-/**
- * Keys per lookup (findKeys), on either backend: one parameter whatever the count. On SQLite the
- * statement runs on the event loop, ~2–4 ms for this many.
- */
-export const KEY_LOOKUP_CHUNK = 2_000;
 
-const COLUMNS = ['org_id', 'key', 'name', 'version', 'purl', 'type', 'licenses', 'ref'] as const;
+/** The columns of a component's text (component-rows.ts), in its order. */
+const TEXT_COLUMNS = ['name', 'version', 'purl', 'type', 'licenses', 'ref'] as const;
 
 export interface StoredComponent extends ComponentFields {
   id: number;
 }
 
+/** The organisation's number (organisations.number), which its components store, as a scalar subquery. */
+export const orgNumber = (orgId: string) => sql<number>`(select number from organisations where id = ${orgId})`;
+
+/**
+ * The read document's components at `positions` (or all of its rows when `positions` lists each
+ * once in order) as packed rows: only those, so a revision with a few new components sends a
+ * few texts to the writer, not the document's.
+ */
+function packed(reading: SbomReading, positions: readonly number[], org: number) {
+  let { texts, offsets } = reading;
+  let differs = reading.purlNameDiffers;
+  const all = positions.length === reading.count && positions.every((i, p) => i === p);
+  if (!all) {
+    // Each chosen text copied after the one before: row p of the packed rows is positions[p].
+    let bytes = 0;
+    for (const i of positions) bytes += reading.offsets[i + 1]! - reading.offsets[i]!;
+    texts = new Uint8Array(bytes);
+    offsets = new Uint32Array(positions.length + 1);
+    differs = new Uint8Array(positions.length);
+    let at = 0;
+    positions.forEach((i, p) => {
+      offsets[p] = at;
+      texts.set(reading.texts.subarray(reading.offsets[i]!, reading.offsets[i + 1]!), at);
+      at += reading.offsets[i + 1]! - reading.offsets[i]!;
+      differs[p] = reading.purlNameDiffers[i]!;
+    });
+    offsets[positions.length] = at;
+  }
+  return {
+    table: 'components',
+    unique: ['org', 'name', 'key'],
+    shared: { org },
+    textColumns: TEXT_COLUMNS,
+    // A component's name is never null: one without a name is stored with an empty one.
+    keepEmpty: ['name'],
+    texts,
+    offsets,
+    binary: { column: 'key', bytes: decodeKeys(reading.keys, KEY_STRIDE, positions), width: KEY_BYTES },
+    integers: [{ column: 'purl_name_differs', values: differs }],
+    rows: Uint32Array.from(positions, (_, p) => p),
+  };
+}
+
 export const componentsRepo = {
-  /**
-   * Which of `keys` (a comma-separated list of component keys, component-rows.ts) the
-   * organisation stores: for the key at position p in the list, `into[offset + p]` is set to
-   * its id; the others are left as they are. The list goes as one parameter and the answer
-   * comes by position, so no string per key is built on either side: a JSON array through
-   * json_each on SQLite, a text[] with ordinality on PostgreSQL (where an IN list of hundreds
-   * of parameters was parsed and planned anew each time). Keys are base64url, which neither
-   * form needs to quote or escape. Reads all of `keys` in one statement: callers chunk.
-   */
-  async findKeys(db: Executor, dialect: DialectName, orgId: string, keys: string, into: Float64Array, offset = 0): Promise<void> {
-    if (keys === '') return;
-    const query =
-      dialect === 'postgres'
-        ? // A probe of the unique (org_id, key) index per key, whatever the statistics say (a
-          // fresh table's made the planner hash-join a scan of every component the organisation
-          // stores, ~35 ms per 2,000 keys at 100,000): LIMIT 1 keeps the subquery a subquery.
-          sql<{ p: number; id: number }>`select (j.p - 1)::int as p, c.id from unnest(${`{${keys}}`}::text[]) with ordinality as j(key, p)
-            cross join lateral (select id from components where org_id = ${orgId} and key = j.key limit 1) as c`
-        : // CROSS JOIN keeps the list as the outer loop: one probe of the unique (org_id, key) index per key.
-          sql<{ p: number; id: number }>`select j.key as p, c.id from json_each(${`["${keys.replaceAll(',', '","')}"]`}) as j
-            cross join components as c on c.org_id = ${orgId} and c.key = j.value`;
-    const { rows } = await query.execute(db);
-    for (const row of rows) into[offset + Number(row.p)] = Number(row.id);
+  /** The organisation's number, which its components store. */
+  async orgNumber(db: Executor, orgId: string): Promise<number> {
+    const row = await db.selectFrom('organisations').select('number').where('id', '=', orgId).executeTakeFirstOrThrow();
+    return Number(row.number);
   },
 
-  /** New components of the organisation, through the database's bulk insert (inside `trx`). */
-  insert(
-    database: Pick<Database, 'bulkInsert'>,
-    trx: Trx,
-    orgId: string,
-    rows: ReadonlyArray<{ key: string; fields: ComponentFields }>,
-  ): Promise<void> {
-    const values: unknown[] = new Array(rows.length * COLUMNS.length);
-    let i = 0;
-    for (const { key, fields: f } of rows) {
-      values[i++] = orgId;
-      values[i++] = key;
-      values[i++] = f.name;
-      values[i++] = f.version;
-      values[i++] = f.purl;
-      values[i++] = f.type;
-      values[i++] = f.licenses;
-      values[i++] = f.ref;
-    }
-    return database.bulkInsert(trx, 'components', COLUMNS, values);
+  /**
+   * The ids of the read document's components at `positions`, in that order: each found by its
+   * content (the unique (org, name, key) index) or stored, all in one transaction of their own
+   * (Database.findOrInsert). A component listed twice is stored once, and both get its id.
+   */
+  findOrInsert(database: Database, org: number, reading: SbomReading, positions: readonly number[]): Promise<Float64Array> {
+    return database.findOrInsert(packed(reading, positions, org));
   },
 
   async byIds(db: Executor, orgId: string, ids: readonly number[]): Promise<Map<number, StoredComponent>> {
@@ -73,7 +81,7 @@ export const componentsRepo = {
       const rows = await db
         .selectFrom('components')
         .select(['id', 'name', 'version', 'purl', 'type', 'licenses', 'ref'])
-        .where('org_id', '=', orgId)
+        .where('org', '=', orgNumber(orgId))
         .where('id', 'in', unique.slice(i, i + LOOKUP_CHUNK))
         .execute();
       for (const row of rows) out.set(Number(row.id), { ...row, id: Number(row.id) });

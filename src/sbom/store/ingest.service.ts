@@ -61,6 +61,18 @@ export function createSbomIngestService(
 ) {
   const clock = options.clock ?? systemClock;
   const knownComponents = new KnownComponents(KNOWN_COMPONENTS_BYTES);
+  // An organisation's number never changes: asked for once per process (bounded, in case of
+  // very many organisations).
+  const orgNumbers = new Map<string, number>();
+  async function orgOf(orgId: string): Promise<{ id: string; number: number }> {
+    let number = orgNumbers.get(orgId);
+    if (number === undefined) {
+      number = await componentsRepo.orgNumber(database.db, orgId);
+      if (orgNumbers.size >= 10_000) orgNumbers.clear();
+      orgNumbers.set(orgId, number);
+    }
+    return { id: orgId, number };
+  }
 
   async function existing(product: ProductRow, digest: string): Promise<IngestResult | null> {
     const stored = await sbomRepo.findByDigest(database.db, product.id, digest);
@@ -85,7 +97,7 @@ export function createSbomIngestService(
       const reading = await reader.read(request.bytes);
       const { detected } = reading;
       const releaseVersion = reading.releaseVersion ?? product.firmware_version ?? 'unversioned';
-      const componentIds = await storeComponents(database, product.org_id, reading, knownComponents);
+      const componentIds = await storeComponents(database, await orgOf(product.org_id), reading, knownComponents);
       const at = iso(clock());
       const sbomId = randomUUID();
       const count = reading.count;

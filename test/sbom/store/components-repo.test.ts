@@ -1,58 +1,80 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { componentsRepo, KEY_LOOKUP_CHUNK } from '../../../src/sbom/store/components.repo.js';
+import { componentsRepo } from '../../../src/sbom/store/components.repo.js';
+import { readSbomBytes } from '../../../src/sbom/parse/read-sbom.js';
 import { createServices } from '../../../src/services.js';
 import { suiteTeardown } from '../../helpers/app.js';
-import { createTestDatabase } from '../../helpers/db.js';
+import { createTestDatabase, TEST_BACKEND } from '../../helpers/db.js';
+import { cycloneDx16 } from '../sbom-fixtures.js';
 
-// componentsRepo.findKeys: the lookup behind content addressing, a comma-separated list of keys
-// as one parameter, answered by position (json_each on SQLite, unnest with ordinality on
-// PostgreSQL). Every stored key is found at each of its positions, at the offset asked, and
-// nothing of another organisation's.
-describe('component key lookups', () => {
+// componentsRepo.findOrInsert: a read document's components at some positions, each found by
+// content in its organisation or stored, in one go; what is stored is what the document says.
+describe(`component rows found or stored (${TEST_BACKEND})`, () => {
   const teardown = suiteTeardown();
 
-  it('finds every stored key of the organisation at its positions, and no other', async () => {
+  it('stores each distinct component once per organisation, as the document says, and finds it again at any position', async () => {
     const test = await createTestDatabase();
     teardown.after(() => test.drop());
     const { database } = test;
     const services = createServices({ database });
-    const mine = await services.orgs.createOrg({ slug: 'keys-mine' });
-    const theirs = await services.orgs.createOrg({ slug: 'keys-theirs' });
-    const count = KEY_LOOKUP_CHUNK + 7;
-    const key = (i: number) => `k${String(i).padStart(21, '0')}`;
-    const rows = (n: number) =>
-      Array.from({ length: n }, (_, i) => ({
-        key: key(i),
-        fields: { name: `c${i}`, version: null, purl: null, type: null, licenses: null, ref: null },
-      }));
-    const storedMine = await services.orgs.requireOrg(mine.slug);
-    const storedTheirs = await services.orgs.requireOrg(theirs.slug);
-    await database.transaction((trx) => componentsRepo.insert(database, trx, storedMine.id, rows(count)));
-    // The other organisation stores keys beyond ours: they must not be found for us.
-    await database.transaction((trx) => componentsRepo.insert(database, trx, storedTheirs.id, rows(count + 50).slice(count)));
-    // Asked: every key of both organisations, then the first ten again (a document may list a component twice).
-    const asked = [...Array.from({ length: count + 50 }, (_, i) => key(i)), ...Array.from({ length: 10 }, (_, i) => key(i))];
-    const offset = 3;
-    const ids = new Float64Array(asked.length + offset).fill(-1);
-    await componentsRepo.findKeys(database.db, database.dialect, storedMine.id, asked.join(','), ids, offset);
-    const positions = [...ids.subarray(offset)];
-    assert.deepEqual([...ids.subarray(0, offset)], [-1, -1, -1], 'nothing written before the offset');
-    assert.ok(
-      positions.slice(0, count).every((id) => id > 0),
-      'each stored key found',
+    teardown.after(() => services.close());
+    const mine = await services.orgs.createOrg({ slug: 'rows-mine' });
+    const theirs = await services.orgs.createOrg({ slug: 'rows-theirs' });
+    const [mineNo, theirNo] = [
+      await componentsRepo.orgNumber(database.db, mine.id),
+      await componentsRepo.orgNumber(database.db, theirs.id),
+    ];
+    assert.notEqual(mineNo, theirNo);
+
+    const doc = cycloneDx16(5);
+    // A component with no name, version or licences; one whose purl names another package; one
+    // listed twice.
+    doc.components[1] = { type: 'library', name: '', purl: 'pkg:generic/blank' };
+    doc.components[3] = { ...doc.components[3], name: '@acme/lib-3', purl: 'pkg:npm/%40acme/lib-3@1.0.3' };
+    doc.components.push({ ...doc.components[0], hashes: [{ alg: 'SHA-256', content: 'b'.repeat(64) }] });
+    const reading = readSbomBytes(Buffer.from(JSON.stringify(doc)));
+    const everyone = [0, 1, 2, 3, 4, 5];
+
+    const ids = [...(await componentsRepo.findOrInsert(database, mineNo, reading, everyone))];
+    assert.equal(new Set(ids).size, 5, 'five distinct components');
+    assert.equal(ids[5], ids[0], 'the one listed twice is stored once');
+    const stored = await componentsRepo.byIds(database.db, mine.id, ids);
+    assert.deepEqual(
+      { ...stored.get(ids[1]!), id: 0 },
+      { id: 0, name: '', version: null, purl: 'pkg:generic/blank', type: 'library', licenses: null, ref: null },
     );
-    assert.equal(new Set(positions.slice(0, count)).size, count, 'one id per key');
-    assert.ok(
-      positions.slice(count, count + 50).every((id) => id === -1),
-      "the other organisation's keys are not found",
+    assert.deepEqual(
+      { ...stored.get(ids[0]!), id: 0 },
+      {
+        id: 0,
+        name: 'lib-0',
+        version: '1.0.0',
+        purl: 'pkg:npm/lib-0@1.0.0',
+        type: 'library',
+        licenses: '["MIT"]',
+        ref: 'pkg:npm/lib-0@1.0.0',
+      },
     );
-    assert.deepEqual(positions.slice(count + 50), positions.slice(0, 10), 'a key listed twice is found at both positions');
-    const theirIds = new Float64Array(asked.length);
-    await componentsRepo.findKeys(database.db, database.dialect, storedTheirs.id, asked.join(','), theirIds);
-    assert.equal(theirIds.filter((id) => id > 0).length, 50);
-    const none = new Float64Array(1).fill(-1);
-    await componentsRepo.findKeys(database.db, database.dialect, storedMine.id, '', none);
-    assert.equal(none[0], -1, 'an empty list finds nothing and writes nothing');
+    const flags = await database.db.selectFrom('components').select(['id', 'purl_name_differs']).where('id', 'in', ids).execute();
+    assert.deepEqual(
+      flags
+        .filter((f) => Number(f.purl_name_differs) === 1)
+        .map((f) => Number(f.id))
+        .sort((a, b) => a - b),
+      [ids[1]!, ids[3]!].sort((a, b) => a - b),
+      'only the components their purl names otherwise (the nameless one, @acme/lib-3) are flagged',
+    );
+
+    // Some positions only, in another order of calls: the same ids, nothing stored again.
+    assert.deepEqual([...(await componentsRepo.findOrInsert(database, mineNo, reading, [4, 2]))], [ids[4], ids[2]]);
+    // Another organisation: rows of its own, and none of them readable as ours.
+    const their = [...(await componentsRepo.findOrInsert(database, theirNo, reading, everyone))];
+    assert.ok(their.every((id) => !ids.includes(id)));
+    assert.equal((await componentsRepo.byIds(database.db, mine.id, their)).size, 0);
+    const count = await database.db
+      .selectFrom('components')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(count.n), 10);
   });
 });

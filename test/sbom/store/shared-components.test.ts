@@ -12,8 +12,11 @@ import { componentsRepo } from '../../../src/sbom/store/components.repo.js';
 import { decodeIds, encodeIds, idsAmong } from '../../../src/sbom/store/id-list.js';
 import { createSbomIngestService } from '../../../src/sbom/store/ingest.service.js';
 import { buildHarness, type Harness, type Tenant, suiteTeardown } from '../../helpers/app.js';
-import { createEmptyDatabaseUrl, TEST_BACKEND } from '../../helpers/db.js';
+import { allowDirectWrites, createEmptyDatabaseUrl, TEST_BACKEND } from '../../helpers/db.js';
 import { cycloneDx16 } from '../sbom-fixtures.js';
+
+// A migrator of its own writes outside Database.transaction.
+allowDirectWrites();
 
 const count = async (database: Database, table: 'components' | 'sbom_members' | 'sbom_revisions') =>
   Number(
@@ -125,11 +128,14 @@ describe(`migration 002 moves the existing component rows (${TEST_BACKEND})`, ()
     const t = columnTypes(database.dialect);
     const migrator = new Migrator({
       db: database.db,
-      // Every migration but 002: as a database that ran a later-numbered migration before 002 existed.
+      // Every migration but 002: as a database that ran a later-numbered migration before 002
+      // existed. (And but 014, which rebuilds 002's table: it shipped after 002, and runs after it.)
       provider: {
         getMigrations: async () =>
           Object.fromEntries(
-            migrations.filter((m) => m.name !== '002-shared-components').map((m) => [m.name, { up: (db: Kysely<any>) => m.up(db, t) }]),
+            migrations
+              .filter((m) => m.name !== '002-shared-components' && m.name !== '014-compact-components')
+              .map((m) => [m.name, { up: (db: Kysely<any>) => m.up(db, t) }]),
           ),
       },
     });

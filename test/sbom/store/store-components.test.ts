@@ -4,31 +4,45 @@ import { componentsRepo } from '../../../src/sbom/store/components.repo.js';
 import { KnownComponents } from '../../../src/sbom/store/known-components.js';
 import { KEY_STRIDE, readSbomBytes } from '../../../src/sbom/parse/read-sbom.js';
 import { KEY_SLICE, storeComponents } from '../../../src/sbom/store/store-components.js';
-import { KEY_LOOKUP_CHUNK } from '../../../src/sbom/store/components.repo.js';
 import { buildHarness, suiteTeardown } from '../../helpers/app.js';
 import { cycloneDx16 } from '../sbom-fixtures.js';
 
 const all = (n: number) => Array.from({ length: n }, (_, i) => i);
+const CHUNK = 2_000;
 
-// storeComponents: the ids of a document's components, in document order, across several
-// lookups of KEY_LOOKUP_CHUNK keys: components already stored, new ones, and one component
-// listed twice (equal once normalised) on either side of a chunk boundary.
-describe('storing a revision’s components across lookup chunks', () => {
+/** Counts the components each call of componentsRepo.findOrInsert is given, while `run` runs. */
+async function countingFinds<T>(run: (finds: number[]) => Promise<T>): Promise<T> {
+  const finds: number[] = [];
+  const findOrInsert = componentsRepo.findOrInsert;
+  componentsRepo.findOrInsert = (database, org, reading, positions) => {
+    finds.push(positions.length);
+    return findOrInsert(database, org, reading, positions);
+  };
+  try {
+    return await run(finds);
+  } finally {
+    componentsRepo.findOrInsert = findOrInsert;
+  }
+}
+
+// storeComponents: the ids of a document's components, in document order: components already
+// stored, new ones, and one component listed twice (equal once normalised), far apart.
+describe('storing a revision’s components', () => {
   const teardown = suiteTeardown();
 
   it('each position gets its own component, stored once, on a second revision that mixes known and new', async () => {
     const h = await buildHarness(teardown);
     const acme = await h.tenant('acme', ['products:write']);
     await h.products.addProduct('acme', 'BIG-1', { name: 'big' });
-    const known = KEY_LOOKUP_CHUNK + 500;
+    const known = CHUNK + 500;
     const first = cycloneDx16(known);
     await h.sbom.ingestSbom({ orgId: acme.orgId, sku: 'BIG-1', bytes: Buffer.from(JSON.stringify(first)), actor: 'test' });
 
-    const second = cycloneDx16(known + KEY_LOOKUP_CHUNK);
+    const second = cycloneDx16(known + CHUNK);
     // Past the second chunk boundary: component 10 again, told apart only by a field the
     // normalised component does not keep (so the schema's uniqueItems lets it through).
     const twin = { ...second.components[10], hashes: [{ alg: 'SHA-256', content: 'a'.repeat(64) }] };
-    second.components.splice(2 * KEY_LOOKUP_CHUNK + 3, 0, twin);
+    second.components.splice(2 * CHUNK + 3, 0, twin);
     const stored = await h.sbom.ingestSbom({ orgId: acme.orgId, sku: 'BIG-1', bytes: Buffer.from(JSON.stringify(second)), actor: 'test' });
     assert.equal(stored.sbom.components, second.components.length);
 
@@ -47,13 +61,13 @@ describe('storing a revision’s components across lookup chunks', () => {
       firstRows.map((c) => c.id),
       'the known components keep their ids',
     );
-    assert.equal(rows[2 * KEY_LOOKUP_CHUNK + 3]!.id, rows[10]!.id, 'the twin is the same stored component');
+    assert.equal(rows[2 * CHUNK + 3]!.id, rows[10]!.id, 'the twin is the same stored component');
     const distinct = await h.database.db
       .selectFrom('components')
       .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('org_id', '=', acme.orgId)
+      .where('org', '=', await componentsRepo.orgNumber(h.database.db, acme.orgId))
       .executeTakeFirstOrThrow();
-    assert.equal(Number(distinct.n), known + KEY_LOOKUP_CHUNK, 'each distinct component stored once');
+    assert.equal(Number(distinct.n), known + CHUNK, 'each distinct component stored once');
   });
 
   it('remembers the ids it stored or found: a revision of known components needs no lookup, a changed one looks up only what changed', async () => {
@@ -62,28 +76,22 @@ describe('storing a revision’s components across lookup chunks', () => {
     const globex = await h.tenant('globex', ['products:write']);
     await h.products.addProduct('acme', 'GW-1', { name: 'gateway' });
     await h.products.addProduct('globex', 'GW-1', { name: 'gateway' });
-    const lookups: number[] = [];
-    const findKeys = componentsRepo.findKeys;
-    componentsRepo.findKeys = (db, dialect, orgId, keys, into, offset) => {
-      lookups.push(keys === '' ? 0 : keys.split(',').length);
-      return findKeys(db, dialect, orgId, keys, into, offset);
-    };
-    try {
+    await countingFinds(async (finds) => {
       const ingest = (orgId: string, doc: unknown) =>
         h.sbom.ingestSbom({ orgId, sku: 'GW-1', bytes: Buffer.from(JSON.stringify(doc)), actor: 'test' });
       const doc = cycloneDx16(3_000);
       const first = await ingest(acme.orgId, doc);
-      assert.ok(lookups.length > 0, 'the first upload looks its components up');
+      assert.deepEqual(finds, [3_000], 'the first upload finds or stores all its components at once');
 
-      lookups.length = 0;
+      finds.length = 0;
       const again = await ingest(acme.orgId, { ...doc, serialNumber: 'urn:uuid:6f1c3b9e-0d2a-4c47-9d7e-1a2b3c4d5e6f' });
-      assert.equal(lookups.length, 0, 'a revision of known components looks nothing up');
+      assert.deepEqual(finds, [], 'a revision of known components looks nothing up');
 
-      lookups.length = 0;
+      finds.length = 0;
       const changed = { ...doc, serialNumber: 'urn:uuid:7a2d4c0f-1e3b-4d58-8e8f-2b3c4d5e6f70', components: doc.components.slice() };
       changed.components[1_500] = { ...changed.components[1_500], version: '9.9.9' };
       const third = await ingest(acme.orgId, changed);
-      assert.ok(lookups.length > 0 && lookups.every((n) => n === 1), `only the changed component is looked up: ${lookups}`);
+      assert.deepEqual(finds, [1], 'only the changed component is looked up');
 
       // Another organisation listing the same components gets rows of its own.
       const theirs = await ingest(globex.orgId, doc);
@@ -111,7 +119,7 @@ describe('storing a revision’s components across lookup chunks', () => {
       );
       const owners = await h.database.db
         .selectFrom('components')
-        .select('org_id')
+        .select('org')
         .distinct()
         .where(
           'id',
@@ -119,76 +127,64 @@ describe('storing a revision’s components across lookup chunks', () => {
           their.map((c) => c.id),
         )
         .execute();
-      assert.deepEqual(owners, [{ org_id: globex.orgId }]);
-    } finally {
-      componentsRepo.findKeys = findKeys;
-    }
+      assert.deepEqual(
+        owners.map((o) => Number(o.org)),
+        [await componentsRepo.orgNumber(h.database.db, globex.orgId)],
+      );
+      // Nor can the other organisation read them.
+      assert.deepEqual(await componentsRepo.ofRevision(h.database.db, acme.orgId, theirs.sbom.sbom_id), []);
+      assert.equal((await componentsRepo.byIds(h.database.db, acme.orgId, [...their.map((c) => c.id)])).size, 0);
+    });
   });
 
   it('remembers a document of more than one slice of keys, and then looks up only the components it does not know', async () => {
     const h = await buildHarness(teardown);
     const acme = await h.tenant('acme', ['products:write']);
+    const org = { id: acme.orgId, number: await componentsRepo.orgNumber(h.database.db, acme.orgId) };
     const known = new KnownComponents(24 << 20);
     const count = KEY_SLICE + 1_500;
     const doc = cycloneDx16(count);
     const reading = readSbomBytes(Buffer.from(JSON.stringify(doc)));
-    const first = await storeComponents(h.database, acme.orgId, reading, known);
+    const first = await storeComponents(h.database, org, reading, known);
     assert.ok(first.every((id) => id > 0));
     assert.equal(known.size, count);
 
-    // Not remembered (another server process stored them): found in the database, a run of
-    // neighbours per lookup, the same ids.
-    const lookups: string[] = [];
-    const findKeys = componentsRepo.findKeys;
-    componentsRepo.findKeys = (db, dialect, orgId, keys, into, offset) => {
-      lookups.push(keys);
-      return findKeys(db, dialect, orgId, keys, into, offset);
-    };
-    try {
+    await countingFinds(async (finds) => {
+      // Not remembered (another server process stored them): found in the database, the same ids.
       const fresh = new KnownComponents(24 << 20);
-      assert.deepEqual([...(await storeComponents(h.database, acme.orgId, reading, fresh))], [...first]);
+      assert.deepEqual([...(await storeComponents(h.database, org, reading, fresh))], [...first]);
       assert.equal(fresh.size, count);
-      assert.equal(lookups.length, Math.ceil(count / KEY_LOOKUP_CHUNK));
+      assert.deepEqual(finds, [count]);
 
       // Every other one remembered: the others found by their scattered positions.
       const half = new KnownComponents(24 << 20);
       const even = all(count).filter((i) => i % 2 === 0);
       half.reserve(acme.orgId, even.length);
       half.remember(acme.orgId, reading.keys, KEY_STRIDE, first, even);
-      lookups.length = 0;
-      assert.deepEqual([...(await storeComponents(h.database, acme.orgId, reading, half))], [...first]);
-      assert.deepEqual(
-        lookups.map((keys) => keys.split(',').length),
-        [...Array(Math.ceil(count / 2 / KEY_LOOKUP_CHUNK)).keys()].map((c) => Math.min(KEY_LOOKUP_CHUNK, count / 2 - c * KEY_LOOKUP_CHUNK)),
-        'only the odd positions, looked up and found (none inserted)',
-      );
+      finds.length = 0;
+      assert.deepEqual([...(await storeComponents(h.database, org, reading, half))], [...first]);
+      assert.deepEqual(finds, [count / 2], 'only the odd positions, found (none inserted)');
       assert.equal(half.size, count);
 
-      lookups.length = 0;
-      assert.deepEqual([...(await storeComponents(h.database, acme.orgId, reading, known))], [...first]);
-      assert.equal(lookups.length, 0, 'a revision of known components looks nothing up');
+      finds.length = 0;
+      assert.deepEqual([...(await storeComponents(h.database, org, reading, known))], [...first]);
+      assert.deepEqual(finds, [], 'a revision of known components looks nothing up');
 
-      // Every 1,000th component changed: looked up (not found), stored, remembered.
+      // Every 1,000th component changed: stored, remembered.
       const changed = {
         ...doc,
         components: doc.components.map((c: { version: string }, i: number) => (i % 1_000 === 7 ? { ...c, version: '9.9.9' } : c)),
       };
       const changedReading = readSbomBytes(Buffer.from(JSON.stringify(changed)));
-      lookups.length = 0;
-      const changedIds = await storeComponents(h.database, acme.orgId, changedReading, known);
+      finds.length = 0;
+      const changedIds = await storeComponents(h.database, org, changedReading, known);
       const positions = all(count).filter((i) => i % 1_000 === 7);
-      assert.deepEqual(
-        lookups.map((keys) => keys.split(',').length),
-        [positions.length, positions.length, positions.length],
-        'the changed components alone: looked up, then before and after their insert in its transaction',
-      );
+      assert.deepEqual(finds, [positions.length], 'the changed components alone');
       for (let i = 0; i < count; i++) {
         if (i % 1_000 === 7) assert.ok(changedIds[i]! > 0 && !first.includes(changedIds[i]!), `component ${i} is new`);
         else assert.equal(changedIds[i], first[i]);
       }
       assert.equal(known.size, count + positions.length);
-    } finally {
-      componentsRepo.findKeys = findKeys;
-    }
+    });
   });
 });

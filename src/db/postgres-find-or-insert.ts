@@ -1,0 +1,110 @@
+import { sql } from 'kysely';
+import { quoteIdentifier as quote } from './quote-identifier.js';
+import type { Database } from './database.js';
+import { packedColumns, packedReader, type PackedRows } from './packed-rows.js';
+
+// PostgreSQL's Database.findOrInsert: chunks of rows, each in a transaction of its own, two at a
+// time (PostgreSQL inserts on as many cores as it has connections at work), each binding one
+// array per column: an INSERT … SELECT FROM unnest(…) ON CONFLICT DO NOTHING RETURNING the new
+// rows' ids, then the ids of the rows that were there already through the unique index. A
+// stored row is never changed, and the caller refers to the rows only after all have been
+// stored, so a chunk that commits while another fails leaves rows the next call finds.
+
+const CHUNK = 5_000;
+const AT_ONCE = 2;
+/** Two uploads inserting some of the same new rows in another order can deadlock; the one PostgreSQL picks is retried. */
+const ATTEMPTS = 3;
+const RETRIED = new Set(['40P01', '40001']);
+
+/** One string per unique value, the same for a value sent and the same value returned. */
+const part = (value: unknown) =>
+  Buffer.isBuffer(value) || value instanceof Uint8Array ? Buffer.from(value).toString('hex') : String(value);
+
+export async function findOrInsertPostgres(database: Database, rows: PackedRows): Promise<Float64Array> {
+  const ids = new Float64Array(rows.rows.length);
+  if (ids.length === 0) return ids;
+  const shared = Object.keys(rows.shared);
+  const perRow = packedColumns(rows).slice(shared.length);
+  const typeOf = (column: string) => (rows.textColumns.includes(column) ? 'text' : column === rows.binary.column ? 'bytea' : 'smallint');
+  const sharedValue = (column: string) => {
+    const value = rows.shared[column]!;
+    return sql`${value}::${sql.raw(typeof value === 'number' ? 'integer' : 'text')}`;
+  };
+  const table = sql.raw(quote(rows.table));
+  const names = sql.raw([...shared, ...perRow].map(quote).join(','));
+  const aliases = perRow.map((_, i) => `c${i}`);
+  const uniquePerRow = rows.unique.filter((c) => !shared.includes(c));
+  const uniqueAt = uniquePerRow.map((c) => perRow.indexOf(c));
+  const sharedMatch = shared.filter((c) => rows.unique.includes(c)).map((c) => sql`${sql.ref(`t.${c}`)} = ${sharedValue(c)}`);
+  const read = packedReader(rows);
+
+  /** The rows [from, from + count) of the chunk's columns. */
+  function columnsOf(from: number, count: number): unknown[][] {
+    const columns: unknown[][] = perRow.map(() => new Array(count));
+    for (let p = 0; p < count; p++) {
+      const values = read(rows.rows[from + p]!);
+      for (let c = 0; c < perRow.length; c++) {
+        const value = values[shared.length + c];
+        // The binary value is a view on the reader's buffer: copied, as pg sends it later.
+        columns[c]![p] = Buffer.isBuffer(value) ? Buffer.from(value) : value;
+      }
+    }
+    return columns;
+  }
+
+  async function storeChunk(from: number, count: number): Promise<void> {
+    const columns = columnsOf(from, count);
+    const keyOf = (p: number) => uniqueAt.map((c) => part(columns[c]![p])).join('\u0000');
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await database.transaction(async (trx) => {
+          const arrays = sql.join(columns.map((values, c) => sql`${values}::${sql.raw(typeOf(perRow[c]!))}[]`));
+          const { rows: inserted } = await sql<Record<string, unknown>>`
+            insert into ${table} (${names})
+            select ${sql.join(shared.map(sharedValue))}${sql.raw(shared.length > 0 ? ',' : '')} ${sql.raw(aliases.map((a) => `u.${a}`).join(','))}
+            from unnest(${arrays}) as u(${sql.raw(aliases.join(','))})
+            on conflict do nothing
+            returning id, ${sql.raw(uniquePerRow.map(quote).join(','))}`.execute(trx);
+          const fresh = new Map(inserted.map((r) => [uniquePerRow.map((c) => part(r[c])).join('\u0000'), Number(r.id)]));
+          // The rows there already (or listed twice: inserted once, returned once).
+          const stored: number[] = [];
+          for (let p = 0; p < count; p++) {
+            const id = fresh.get(keyOf(p));
+            if (id === undefined) stored.push(p);
+            else ids[from + p] = id;
+          }
+          if (stored.length === 0) return;
+          // A probe of the unique index per row, whatever the statistics say (a fresh table's
+          // made the planner hash-join a scan of every row): LIMIT 1 keeps it a subquery.
+          const keyArrays = sql.join(uniqueAt.map((c) => sql`${stored.map((p) => columns[c]![p])}::${sql.raw(typeOf(perRow[c]!))}[]`));
+          const keyAliases = uniquePerRow.map((_, i) => `k${i}`);
+          const conditions = sql.join(
+            [...sharedMatch, ...uniquePerRow.map((c, i) => sql`${sql.ref(`t.${c}`)} = ${sql.raw(`u.${keyAliases[i]}`)}`)],
+            sql` and `,
+          );
+          const { rows: found } = await sql<{ p: number; id: number }>`
+            select (u.p - 1)::int as p, f.id from unnest(${keyArrays}) with ordinality as u(${sql.raw(keyAliases.join(','))}, p)
+            cross join lateral (select t.id from ${table} as t where ${conditions} limit 1) as f`.execute(trx);
+          for (const row of found) ids[from + stored[Number(row.p)]!] = Number(row.id);
+        });
+        // A row another transaction was inserting when ours skipped it, and which that one then
+        // rolled back, is in neither answer: the next attempt inserts it.
+        if (ids.subarray(from, from + count).every((id) => id !== 0)) return;
+        if (attempt >= ATTEMPTS) throw new Error(`findOrInsert: rows ${from}–${from + count - 1} were neither found nor stored`);
+      } catch (error) {
+        if (attempt >= ATTEMPTS || !RETRIED.has(String((error as { code?: unknown }).code))) throw error;
+      }
+    }
+  }
+
+  let next = 0;
+  const worker = async () => {
+    while (next < ids.length) {
+      const from = next;
+      next += CHUNK;
+      await storeChunk(from, Math.min(CHUNK, ids.length - from));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(AT_ONCE, Math.ceil(ids.length / CHUNK)) }, worker));
+  return ids;
+}
