@@ -9,7 +9,7 @@ import { registerDatabaseGate } from './http/database-gate.js';
 import { registerErrorHandling } from './http/errors.js';
 import { registerHealth } from './http/health.js';
 import { registerJsonOnly } from './http/json-body.js';
-import { loggerOptions } from './http/logging.js';
+import { loggerOptions, RequestLog } from './http/logging.js';
 import { onClientError, onFrameworkError, registerMalformedRequestAnswers } from './http/malformed-requests.js';
 import { registerBodyIdleTimeout, registerRequestDeadlines, serverTimeoutOptions } from './http/timeouts.js';
 import { registerShortFormHosts } from './http/hosts.js';
@@ -47,6 +47,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const timeouts = serverTimeoutOptions(config);
   const app = Fastify({
     logger,
+    logController: new RequestLog(),
     trustProxy: config.trustProxy,
     genReqId: () => randomUUID(),
     exposeHeadRoutes: false,

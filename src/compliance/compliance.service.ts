@@ -1,10 +1,11 @@
 import type { Database } from '../db/index.js';
 import type { OrgService } from '../orgs/orgs.service.js';
 import { SnapshotCache } from '../shared/snapshot-cache.js';
-import { systemClock, type Clock } from '../shared/time.js';
+import { iso, systemClock, type Clock } from '../shared/time.js';
 import { complianceRepo } from './compliance.repo.js';
 import {
   computeScore,
+  scoreChangesAt,
   type ComplianceScore,
   type ScoreBreakdown,
   type ScoreCase,
@@ -19,9 +20,12 @@ interface ScoreInputs {
 }
 
 export function createComplianceService(database: Database, orgs: OrgService, clock: Clock = systemClock) {
-  // Only the inputs are cached (keyed by the registry sequence number, which every case, product and SBOM
-  // change advances); the rules run on every request because deadlines pass with time alone.
+  // The inputs are cached, keyed by the registry sequence number (every case, product and SBOM
+  // change advances it). Deadlines pass with time alone, so a score computed from them stands
+  // only until the next due time or end of support (scoreChangesAt); it is kept with the inputs
+  // it came from, and goes when they go.
   const inputs = new SnapshotCache<ScoreInputs>();
+  const scores = new WeakMap<ScoreInputs, { score: ComplianceScore; from: number; until: number | null }>();
 
   async function load(orgId: string): Promise<ScoreInputs> {
     const [cases, products, exploited] = await Promise.all([
@@ -39,7 +43,14 @@ export function createComplianceService(database: Database, orgs: OrgService, cl
      */
     async complianceScore(orgId: string, stamp?: number): Promise<ComplianceScore> {
       const data = await (stamp === undefined ? load(orgId) : inputs.get(orgId, stamp, () => load(orgId)));
-      return computeScore({ ...data, now: clock() }).score;
+      const now = clock();
+      const t = now.getTime();
+      const kept = scores.get(data);
+      // A clock set back (tests, an operator's correction) computes again.
+      if (kept && t >= kept.from && (kept.until === null || t < kept.until)) return { ...kept.score, generated_at: iso(now) };
+      const { score } = computeScore({ ...data, now });
+      scores.set(data, { score, from: t, until: scoreChangesAt({ ...data, now }) });
+      return score;
     },
 
     /** The score with its rule-by-rule breakdown, for `cra-admin score explain`. */

@@ -1,4 +1,4 @@
-import { caseStages, missedStages, type CaseKind } from '../cases/stage-rules.js';
+import { caseStages, missedStages, type CaseKind, type StageFacts } from '../cases/stage-rules.js';
 import type { Static } from '@sinclair/typebox';
 import type { ProductView } from '../products/products.schemas.js';
 import { iso } from '../shared/time.js';
@@ -106,6 +106,20 @@ export function activeTimers(cases: readonly ScoreCase[]): ActiveTimer[] {
     }));
 }
 
+function stageFactsOf(c: ScoreCase): StageFacts {
+  return {
+    kind: c.kind ?? 'vulnerability',
+    notifiable: c.notifiable,
+    early_warning_deadline: c.early_warning_deadline,
+    full_notification_deadline: c.full_notification_deadline,
+    early_warning_sent_at: c.early_warning_sent_at,
+    notification_sent_at: c.notification_sent_at,
+    fix_available_at: c.fix_available_at ?? null,
+    final_filed_at: c.final_filed_at ?? null,
+    intermediates: c.intermediates ?? [],
+  };
+}
+
 /**
  * Deadlines of open notifiable cases that have passed (now is after them) and were not met:
  * nothing sent, or sent after the deadline. Sending exactly at the deadline meets it. Every
@@ -115,20 +129,7 @@ export function missedDeadlines(cases: readonly ScoreCase[], now: Date): MissedD
   const missed: MissedDeadline[] = [];
   for (const c of cases) {
     if (c.status !== 'open' || !c.notifiable) continue;
-    const stages = caseStages(
-      {
-        kind: c.kind ?? 'vulnerability',
-        notifiable: true,
-        early_warning_deadline: c.early_warning_deadline,
-        full_notification_deadline: c.full_notification_deadline,
-        early_warning_sent_at: c.early_warning_sent_at,
-        notification_sent_at: c.notification_sent_at,
-        fix_available_at: c.fix_available_at ?? null,
-        final_filed_at: c.final_filed_at ?? null,
-        intermediates: c.intermediates ?? [],
-      },
-      now,
-    );
+    const stages = caseStages(stageFactsOf(c), now);
     for (const s of missedStages(stages)) {
       missed.push({
         incident_number: c.incident_number,
@@ -154,6 +155,27 @@ export function uncoveredExploited(exploited: readonly ScoreExploited[], product
     seen.add(key);
     return true;
   });
+}
+
+/**
+ * The first instant (epoch ms) at or after `now` from which computeScore's result may differ,
+ * its `generated_at` aside; null when time alone never changes it. The rules read the clock only
+ * to compare it with due times of open notifiable cases (a due time passes when now is after it)
+ * and with products' end of support, so until the earliest of those not yet passed, the score
+ * computed at `now` stands.
+ */
+export function scoreChangesAt(input: { cases: readonly ScoreCase[]; products: readonly ScoreProduct[]; now: Date }): number | null {
+  const nowMs = input.now.getTime();
+  let first: number | null = null;
+  const consider = (at: number) => {
+    if (at >= nowMs && (first === null || at < first)) first = at;
+  };
+  for (const c of input.cases) {
+    if (c.status !== 'open' || !c.notifiable) continue;
+    for (const s of caseStages(stageFactsOf(c), input.now)) if (s.due !== null && s.filed_at === null) consider(ms(s.due));
+  }
+  for (const p of input.products) if (p.status === 'active' && p.end_of_support !== null) consider(ms(p.end_of_support));
+  return first;
 }
 
 export function computeScore(input: {

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import pretty from 'pino-pretty';
 import type { Config, LogFormat } from '../config.js';
 
@@ -58,4 +58,22 @@ export function loggerOptions(config: Pick<Config, 'logLevel' | 'logFormat'>, st
     serializers: { req: serializeRequest },
     ...(destination ? { stream: destination } : {}),
   };
+}
+
+/**
+ * One line per request, when it is answered: method, URL (redacted), status and time
+ * (`request completed`). Fastify's own second line as each request arrives (`incoming
+ * request`) is at `debug`: at `info` the two lines cost a third of a cached read's throughput
+ * (bench: GET products 3.6k against 5.7k req/s without them), and the second says nothing the
+ * first does not, except for a request that never completes, which `debug` still shows.
+ */
+export class RequestLog extends LogController {
+  override incomingRequest(request: FastifyRequest): void {
+    request.log.debug({ req: request }, 'incoming request');
+  }
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (error) reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
+    else reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+  }
 }

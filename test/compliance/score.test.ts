@@ -6,6 +6,7 @@ import {
   meanTimeToNotify,
   missedDeadlines,
   sbomCoverage,
+  scoreChangesAt,
   type ScoreCase,
   type ScoreProduct,
 } from '../../src/compliance/score.js';
@@ -194,5 +195,53 @@ describe('score: totals, open incidents and timers', () => {
 
   it('generated_at is the evaluation instant', () => {
     assert.equal(computeScore({ cases: [], products: [], now: NOW }).score.generated_at, '2026-11-22T12:00:00.000Z');
+  });
+});
+
+describe('scoreChangesAt: how long a computed score stands', () => {
+  const without = (r: ReturnType<typeof computeScore>) => ({ ...r.score, generated_at: '', breakdown: r.breakdown });
+
+  it('is the next unpassed due time or end of support, and null when time changes nothing', () => {
+    assert.equal(scoreChangesAt({ cases: [], products: [product('A')], now: NOW }), null);
+    assert.equal(scoreChangesAt({ cases: [kase(1, 10)], products: [], now: NOW }), NOW.getTime() + 14 * H);
+    assert.equal(scoreChangesAt({ cases: [kase(1, 30)], products: [], now: NOW }), NOW.getTime() + 42 * H, 'the early warning has passed');
+    assert.equal(scoreChangesAt({ cases: [kase(1, 24)], products: [], now: NOW }), NOW.getTime(), 'a due time exactly now has not passed');
+    assert.equal(scoreChangesAt({ cases: [kase(1, 10, { status: 'closed' })], products: [], now: NOW }), null);
+    assert.equal(scoreChangesAt({ cases: [], products: [product('A', { end_of_support: at(5) })], now: NOW }), NOW.getTime() + 5 * H);
+  });
+
+  it('holds: the score is the same at every instant before it, for random organisations', () => {
+    let seed = 7;
+    const rand = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const maybe = (hours: number) => (rand() < 0.5 ? null : at(hours));
+    for (let run = 0; run < 300; run++) {
+      const cases = Array.from({ length: 1 + Math.floor(rand() * 4) }, (_, i) =>
+        kase(i + 1, Math.floor(rand() * 2_000), {
+          kind: rand() < 0.5 ? 'vulnerability' : 'incident',
+          early_warning_sent_at: maybe(-rand() * 50),
+          notification_sent_at: maybe(-rand() * 50),
+          fix_available_at: maybe(-rand() * 900),
+          final_filed_at: rand() < 0.8 ? null : at(-1),
+          intermediates: rand() < 0.5 ? [] : [{ seq: 1, due: at(rand() * 400 - 200), filed_at: null }],
+          status: rand() < 0.9 ? 'open' : 'closed',
+        }),
+      );
+      const products = [product('A', { end_of_support: maybe(rand() * 2_000 - 1_000) })];
+      const now = new Date(NOW.getTime() + Math.floor(rand() * 100 * H));
+      const first = computeScore({ cases, products, now });
+      const until = scoreChangesAt({ cases, products, now });
+      const probes = until === null ? [now.getTime() + 5_000 * H] : [until - 1, Math.floor((now.getTime() + until) / 2)];
+      for (const t of probes.filter((p) => p >= now.getTime())) {
+        assert.deepEqual(without(computeScore({ cases, products, now: new Date(t) })), without(first), `run ${run} at ${t}`);
+      }
+      if (until !== null) {
+        // The instant it names is one where a rule's comparison turns: one millisecond on, the score differs.
+        const later = computeScore({ cases, products, now: new Date(until + 1) });
+        assert.notDeepEqual(without(later), without(first), `run ${run}: something changes just after ${new Date(until).toISOString()}`);
+      }
+    }
   });
 });

@@ -59,8 +59,13 @@ export function rawRequest(port: number, request: string | Buffer, options: RawO
     });
     socket.on('data', (chunk: Buffer) => {
       received = Buffer.concat([received, chunk]);
-      // Give the server a moment to close after a complete answer, to report whether it did.
-      if (parseResponse(received)) setTimeout(() => finish(socket.readableEnded || socket.destroyed), 20);
+      // Give the server a moment to close after a complete answer, to report whether it did: one
+      // that says `Connection: close` is waited for (up to 2 s; a loaded machine closes late).
+      const parsed = parseResponse(received);
+      if (parsed) {
+        const closing = /close/i.test(parsed.headers.connection ?? '');
+        setTimeout(() => finish(socket.readableEnded || socket.destroyed), closing ? 2_000 : 20);
+      }
     });
     socket.on('end', () => finish(true));
     socket.on('close', () => finish(true));

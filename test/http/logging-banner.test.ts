@@ -3,7 +3,9 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { bannerFields, prettyBanner, VERSION, withoutSecrets } from '../../src/http/banner.js';
-import { logFormatOf, redactUrl } from '../../src/http/logging.js';
+import { PassThrough } from 'node:stream';
+import Fastify from 'fastify';
+import { loggerOptions, logFormatOf, redactUrl, RequestLog } from '../../src/http/logging.js';
 import { REPO_ROOT } from '../helpers/cli.js';
 
 // The pieces of the start banner and the log format; test/server/first-run-process.test.ts reads
@@ -42,6 +44,43 @@ describe('request URLs in the log', () => {
     );
     assert.equal(redactUrl('/console/o/acme/today'), '/console/o/acme/today');
     assert.equal(redactUrl('/api/v1/external/products?invite=1'), '/api/v1/external/products?invite=1');
+  });
+});
+
+describe('the request log', () => {
+  async function linesOf(level: string, url: string): Promise<Array<Record<string, unknown>>> {
+    const stream = new PassThrough();
+    let text = '';
+    stream.on('data', (chunk) => {
+      text += chunk;
+    });
+    const app = Fastify({ logger: loggerOptions({ logLevel: level, logFormat: 'json' }, stream), logController: new RequestLog() });
+    app.get('/*', async () => ({ ok: true }));
+    await app.inject({ url, headers: { 'x-cra-api-key': 'cra_live_secret' } });
+    await app.close();
+    return text
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
+  }
+
+  it('has one line per request at info: method, redacted URL, status and time', async () => {
+    const lines = await linesOf('info', '/console/invite/Xq3_vB-9aZk0LmN8pQr5sT7uVw1xY2z4AbCdEfGhIjK');
+    assert.equal(lines.length, 1, JSON.stringify(lines));
+    const line = lines[0] as { msg: string; req: { method: string; url: string }; res: { statusCode: number }; responseTime: unknown };
+    assert.equal(line.msg, 'request completed');
+    assert.deepEqual({ method: line.req.method, url: line.req.url }, { method: 'GET', url: '/console/invite/[redacted]' });
+    assert.equal(line.res.statusCode, 200);
+    assert.equal(typeof line.responseTime, 'number');
+    assert.equal(JSON.stringify(lines).includes('cra_live_secret'), false);
+  });
+
+  it('adds the line of each arrival at debug', async () => {
+    const lines = await linesOf('debug', '/api/v1/external/products');
+    assert.deepEqual(
+      lines.map((l) => l.msg),
+      ['incoming request', 'request completed'],
+    );
   });
 });
 
