@@ -53,6 +53,12 @@ export interface ServiceDeps {
   feeds?: FeedConfig;
   /** Disclosure attachments on SQLite: their directory (start-up.ts: ATTACHMENTS_DIR or beside the database). */
   attachmentsDir?: string | null;
+  /**
+   * A full garbage collection that bulk jobs (feed imports) may pause for now and then, keeping
+   * their memory near what they hold (cra-admin: shared/full-collection.ts). The server passes
+   * none: a request must not wait for one. `everyRecords`: feeds.service.ts's COLLECT_EVERY_RECORDS.
+   */
+  collectGarbage?: { collect(): void; everyRecords?: number };
   /** Where the background workers report trouble. */
   log?: { info?(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
@@ -65,6 +71,7 @@ export function createServices({
   workers,
   feeds,
   attachmentsDir = null,
+  collectGarbage,
   log,
 }: ServiceDeps) {
   const orgs = createOrgService(database, clock);
@@ -82,6 +89,7 @@ export function createServices({
     clock,
     log,
     fetchPolicy: feeds ? { allowPrivate: feeds.allowPrivate, maxBytes: feeds.maxBytes } : undefined,
+    collectGarbage,
   });
   // Reporter identities and attachments are sealed under their own key from CONSOLE_SECRET.
   const disclosureBox = consoleOptions?.secret ? createSecretBox(consoleOptions.secret, 'cra-disclosure') : null;

@@ -3,6 +3,7 @@ import { type Database, migrateToLatest, openDatabase } from './db/index.js';
 import { createServices, type ServiceDeps, type Services } from './services.js';
 import { resolveConsoleSecret } from './shared/secret-box.js';
 import { attachmentsDirFor } from './disclosure/attachment-store.js';
+import { fullCollection } from './shared/full-collection.js';
 
 // What the server and cra-admin both start from: config → database → the console's key →
 // the services of the composition root. Each then adds its own door (HTTP or the commands).
@@ -20,6 +21,8 @@ export interface Runtime {
 export interface RuntimeOptions {
   /** Apply pending migrations before anything else (cra-admin); the server retries them itself. */
   migrate?: boolean;
+  /** The process runs one command and may pause for full garbage collections in bulk work (cra-admin). */
+  pauseForCollections?: boolean;
   log?: ServiceDeps['log'];
 }
 
@@ -42,6 +45,7 @@ export async function openRuntime(config: Readonly<Config>, options: RuntimeOpti
     workers: config.webhooks,
     feeds: config.feeds,
     attachmentsDir: attachmentsDirFor(config.databaseUrl, config.attachmentsDir),
+    collectGarbage: options.pauseForCollections ? { collect: fullCollection } : undefined,
     log: options.log,
   });
   return {

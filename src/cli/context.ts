@@ -50,7 +50,7 @@ export function action<A extends unknown[]>(run: (ctx: CliContext, ...args: A) =
   return async (...args: A): Promise<void> => {
     const command = args[args.length - 1] as Command;
     const state = stateOf(command);
-    const runtime = await openRuntime(loadConfig(state.io.env), { migrate: true });
+    const runtime = await openRuntime(loadConfig(state.io.env), { migrate: true, pauseForCollections: true });
     try {
       const { json, text, failed } = await run({ config: runtime.config, ...runtime.services }, ...args);
       state.io.stdout.write(command.optsWithGlobals<{ json?: boolean }>().json ? `${JSON.stringify(json, null, 2)}\n` : `${text}\n`);

@@ -56,7 +56,12 @@ export function createFindingsEngine(database: Database, options: { clock?: Cloc
     // A round trip a statement on PostgreSQL: fewer, larger lookups there.
     const matches = orgMatches
       ? matchesAmong(orgMatches, releasesOf.keys())
-      : await findingsRepo.matchesOf(db, [...releasesOf.keys()], database.dialect === 'postgres' ? POSTGRES_CHUNK : undefined);
+      : await findingsRepo.matchesOf(
+          db,
+          database.dialect,
+          [...releasesOf.keys()],
+          database.dialect === 'postgres' ? POSTGRES_CHUNK : undefined,
+        );
     const wanted = new Map<string, { componentId: number; vulnKey: string; releases: string }>();
     for (const [componentId, keys] of matches) {
       const releases = JSON.stringify([...releasesOf.get(componentId)!].sort());

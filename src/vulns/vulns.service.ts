@@ -61,13 +61,25 @@ export function createVulnService(
     requireOrg(slug: string): Promise<{ id: string; slug: string; name: string; legal_name: string | null; contact_email: string | null }>;
   },
   products: { requireProduct(orgId: string, sku: string): Promise<ProductRow> },
-  options: { clock?: Clock; fetchPolicy?: Partial<FetchPolicy>; log?: { warn(obj: object, msg: string): void } } = {},
+  options: {
+    clock?: Clock;
+    fetchPolicy?: Partial<FetchPolicy>;
+    log?: { warn(obj: object, msg: string): void };
+    /** Full garbage collections feed imports may pause for (feeds.service.ts). */
+    collectGarbage?: { collect(): void; everyRecords?: number };
+  } = {},
 ) {
   const clock = options.clock ?? systemClock;
   const { db } = database;
   const matcher = createMatcher(database);
   const engine = createFindingsEngine(database, { clock });
-  const feeds = createFeedsService(database, { matcher, findings: engine, clock, fetchPolicy: options.fetchPolicy });
+  const feeds = createFeedsService(database, {
+    matcher,
+    findings: engine,
+    clock,
+    fetchPolicy: options.fetchPolicy,
+    collectGarbage: options.collectGarbage,
+  });
 
   // Work after ingest runs one job at a time, in order, beside the requests.
   let queue: Promise<void> = Promise.resolve();

@@ -7,7 +7,10 @@ import { openDatabase } from '../../src/db/index.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import { ProductSchema } from '../../src/products/products.schemas.js';
 import { runCli, runCliProcess } from '../helpers/cli.js';
-import { createEmptyDatabaseUrl, TEST_BACKEND } from '../helpers/db.js';
+import { allowDirectWrites, createEmptyDatabaseUrl, TEST_BACKEND } from '../helpers/db.js';
+
+// It changes rows directly, outside Database.transaction.
+allowDirectWrites();
 
 describe('cra-admin', () => {
   let env: Record<string, string>;

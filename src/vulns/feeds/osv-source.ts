@@ -29,25 +29,40 @@ export class SourceError extends Error {}
 /** Bytes read from the file at a time: an export's directory and entries are each read in order. */
 const WINDOW = 1024 * 1024;
 
-/** A file read through two windows: one walks the central directory, the other the entries. */
-class Windows {
-  private windows: Array<{ start: number; bytes: Buffer }> = [];
+/**
+ * A file read in order through one window of WINDOW bytes, read into the same buffer each time:
+ * an import of a 150 MB export allocates one, not 150 (which lay about as garbage, ~40 MB of
+ * the import's peak). A zip is read through two, one walking the central directory and one
+ * the entries, so each reads on from where it was.
+ */
+class Window {
+  private buffer: Buffer | null = null;
+  private start = 0;
+  private length = 0;
 
   constructor(
     private readonly file: FileHandle,
     readonly size: number,
   ) {}
 
-  /** Bytes [start, end) of the file (a view: never written to). */
+  /**
+   * Bytes [start, end) of the file: a view that stays valid until the next call (never
+   * written to). A range larger than the window is read into a buffer of its own.
+   */
   async range(start: number, end: number): Promise<Buffer> {
     if (start < 0 || end > this.size || end < start) throw new SourceError('the zip is damaged: a record points outside the file');
-    const hit = this.windows.find((w) => start >= w.start && end <= w.start + w.bytes.length);
-    if (hit) return hit.bytes.subarray(start - hit.start, end - hit.start);
-    const size = Math.min(Math.max(WINDOW, end - start), this.size - start);
-    const bytes = Buffer.allocUnsafe(size);
+    if (this.buffer && start >= this.start && end <= this.start + this.length) {
+      return this.buffer.subarray(start - this.start, end - this.start);
+    }
+    const large = end - start > WINDOW;
+    const size = large ? end - start : Math.min(WINDOW, this.size - start);
+    if (!large && !this.buffer) this.buffer = Buffer.allocUnsafeSlow(WINDOW);
+    const bytes = large ? Buffer.allocUnsafe(size) : this.buffer!;
+    // Forgotten first: should the read fail, the buffer holds no window.
+    if (!large) this.length = 0;
     const { bytesRead } = await this.file.read(bytes, 0, size, start);
     if (bytesRead < end - start) throw new SourceError('the zip is damaged: it ends early');
-    this.windows = [{ start, bytes: bytes.subarray(0, bytesRead) }, ...this.windows].slice(0, 2);
+    if (!large) [this.start, this.length] = [start, bytesRead];
     return bytes.subarray(0, end - start);
   }
 }
@@ -62,7 +77,7 @@ interface ZipEntry {
 }
 
 /** Where the central directory is and how many entries it lists (zip64 when the zip needs it). */
-async function centralDirectory(file: Windows): Promise<{ offset: number; entries: number }> {
+async function centralDirectory(file: Window): Promise<{ offset: number; entries: number }> {
   // The end record is in the last 22 bytes, or before a comment of up to 65,535.
   const tailStart = Math.max(0, file.size - 22 - 65_535);
   const tail = await file.range(tailStart, file.size);
@@ -109,33 +124,44 @@ function zip64Fields(extra: Buffer, entry: { uncompressedSize: number; compresse
 }
 
 /** The central directory's records, one at a time. */
-async function* zipEntries(file: Windows): AsyncGenerator<ZipEntry> {
+async function* zipEntries(file: Window): AsyncGenerator<ZipEntry> {
   const { offset, entries } = await centralDirectory(file);
   if (entries > MAX_ZIP_ENTRIES) throw new SourceError(`holds ${entries} entries (at most ${MAX_ZIP_ENTRIES})`);
   let at = offset;
   for (let n = 0; n < entries; n++) {
     if (at + 46 > file.size) throw new SourceError('the zip is damaged: its directory ends early');
+    // Every field read before the next range: it may read into the same buffer.
     const head = await file.range(at, at + 46);
     if (head.readUInt32LE(0) !== 0x02014b50) throw new SourceError('the zip is damaged: a directory record is broken');
     const nameLength = head.readUInt16LE(28);
     const extraLength = head.readUInt16LE(30);
-    const rest = await file.range(at + 46, at + 46 + nameLength + extraLength);
-    const entry: ZipEntry = {
-      name: rest.subarray(0, nameLength).toString('utf8'),
+    const commentLength = head.readUInt16LE(32);
+    const entry: Omit<ZipEntry, 'name'> = {
       method: head.readUInt16LE(10),
       encrypted: (head.readUInt16LE(8) & 1) === 1,
       compressedSize: head.readUInt32LE(20),
       uncompressedSize: head.readUInt32LE(24),
       localHeader: head.readUInt32LE(42),
     };
-    zip64Fields(rest.subarray(nameLength), entry);
-    yield entry;
-    at += 46 + nameLength + extraLength + head.readUInt16LE(32);
+    const rest = await file.range(at + 46, at + 46 + nameLength + extraLength);
+    const named: ZipEntry = { name: rest.subarray(0, nameLength).toString('utf8'), ...entry };
+    zip64Fields(rest.subarray(nameLength), named);
+    yield named;
+    at += 46 + nameLength + extraLength + commentLength;
   }
 }
 
+/**
+ * The most bytes an entry can hold for its size: a stored one its size, a deflated one zlib's
+ * conservative bound (deflate never expands data more), anything else as much.
+ */
+function largestCompressed(entry: ZipEntry): number {
+  const n = entry.uncompressedSize;
+  return entry.method === 0 ? n : n + Math.ceil(n / 8) + Math.ceil(n / 64) + 16;
+}
+
 /** An entry's stored bytes (a copy: the window they are read through is not kept). */
-async function entryData(file: Windows, entry: ZipEntry): Promise<Uint8Array> {
+async function entryData(file: Window, entry: ZipEntry): Promise<Uint8Array> {
   const local = await file.range(entry.localHeader, entry.localHeader + 30);
   if (local.readUInt32LE(0) !== 0x04034b50) throw new Error('its local header is broken');
   const start = entry.localHeader + 30 + local.readUInt16LE(26) + local.readUInt16LE(28);
@@ -149,11 +175,13 @@ async function entryData(file: Windows, entry: ZipEntry): Promise<Uint8Array> {
  */
 export async function zipSource(path: string): Promise<Source> {
   const handle = await openFile(path, 'r');
-  let file: Windows;
+  let directory: Window;
+  let records: Window;
   let entries: number;
   try {
-    file = new Windows(handle, (await handle.stat()).size);
-    entries = (await centralDirectory(file)).entries;
+    const { size } = await handle.stat();
+    [directory, records] = [new Window(handle, size), new Window(handle, size)];
+    entries = (await centralDirectory(directory)).entries;
   } catch (error) {
     await handle.close();
     throw error;
@@ -161,7 +189,7 @@ export async function zipSource(path: string): Promise<Source> {
   async function* items(): AsyncGenerator<SourceItem> {
     try {
       let total = 0;
-      for await (const entry of zipEntries(file)) {
+      for await (const entry of zipEntries(directory)) {
         if (entry.name.endsWith('/') || !entry.name.endsWith('.json')) continue;
         if (entry.encrypted) {
           yield { entry: entry.name, error: 'is encrypted' };
@@ -171,10 +199,18 @@ export async function zipSource(path: string): Promise<Source> {
           yield { entry: entry.name, error: `is ${entry.uncompressedSize} bytes (at most ${MAX_RECORD_BYTES})` };
           continue;
         }
+        if (entry.compressedSize > largestCompressed(entry)) {
+          // Read as told, it would take that many bytes of memory (up to the file's size).
+          yield {
+            entry: entry.name,
+            error: `is damaged: ${entry.compressedSize} bytes stored for ${entry.uncompressedSize} (at most ${largestCompressed(entry)})`,
+          };
+          continue;
+        }
         total += entry.uncompressedSize;
         if (total > MAX_ZIP_BYTES) throw new SourceError(`decompresses to more than ${MAX_ZIP_BYTES / 1024 ** 3} GiB`);
         try {
-          yield { entry: entry.name, data: await entryData(file, entry), method: entry.method, size: entry.uncompressedSize };
+          yield { entry: entry.name, data: await entryData(records, entry), method: entry.method, size: entry.uncompressedSize };
         } catch (error) {
           if (error instanceof SourceError) throw error;
           yield { entry: entry.name, error: `could not be read: ${(error as Error).message}` };

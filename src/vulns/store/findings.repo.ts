@@ -1,7 +1,8 @@
 import { type ExpressionBuilder, sql } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import type { Executor } from '../../db/index.js';
+import { type DialectName, type Executor, inList } from '../../db/index.js';
 import type { FindingRow } from '../../db/schema-vulns.js';
+import { orgNumber } from '../../sbom/store/components.repo.js';
 import { decodeIds } from '../../sbom/store/id-list.js';
 
 // Findings as stored: one row per (organisation, product, component, vulnerability), kept in
@@ -59,7 +60,7 @@ export const findingsRepo = {
   },
 
   /** Component id → the alias groups its package version matches (live records only). */
-  async matchesOf(db: Executor, componentIds: readonly number[], chunk = CHUNK): Promise<Map<number, Set<string>>> {
+  async matchesOf(db: Executor, dialect: DialectName, componentIds: readonly number[], chunk = CHUNK): Promise<Map<number, Set<string>>> {
     const out = new Map<number, Set<string>>();
     for (let i = 0; i < componentIds.length; i += chunk) {
       const rows = await db
@@ -67,7 +68,7 @@ export const findingsRepo = {
         .innerJoin('vuln_matches as m', 'm.package_version_id', 'cp.package_version_id')
         .innerJoin('vuln_records as r', 'r.id', 'm.record_id')
         .select(['cp.component_id', 'r.vuln_key'])
-        .where('cp.component_id', 'in', componentIds.slice(i, i + chunk))
+        .where(inList(dialect, 'cp.component_id', componentIds.slice(i, i + chunk), 'integer'))
         .where('r.withdrawn', 'is', null)
         .execute();
       collectMatches(rows, out);
@@ -87,7 +88,7 @@ export const findingsRepo = {
       .innerJoin('component_packages as cp', 'cp.package_version_id', 'm.package_version_id')
       .innerJoin('components as c', 'c.id', 'cp.component_id')
       .select(['cp.component_id', 'r.vuln_key'])
-      .where('c.org_id', '=', orgId)
+      .where('c.org', '=', orgNumber(orgId))
       .where('r.withdrawn', 'is', null)
       .execute();
     return collectMatches(rows, new Map());
@@ -161,7 +162,8 @@ export const findingsRepo = {
       const rows = await db
         .selectFrom('component_packages as cp')
         .innerJoin('components as c', 'c.id', 'cp.component_id')
-        .select(['c.org_id', 'c.id'])
+        .innerJoin('organisations as o', 'o.number', 'c.org')
+        .select(['o.id as org_id', 'c.id'])
         .where('cp.package_version_id', 'in', packageVersionIds.slice(i, i + CHUNK))
         .execute();
       for (const row of rows) {
