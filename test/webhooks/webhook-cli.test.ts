@@ -86,11 +86,16 @@ describe('cra-admin webhook', () => {
     assert.equal(response.status, 201);
     await receiver.waitFor(1);
     assert.equal(receiver.received[0]!.verified, true);
-    let deliveries = (await cli('webhook', 'deliveries', '--org', 'acme', '--json')).json();
-    for (let i = 0; i < 50 && deliveries[0]?.status !== 'succeeded'; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      deliveries = (await cli('webhook', 'deliveries', '--org', 'acme', '--json')).json();
-    }
+    // The receiver answers before the server records the attempt: wait for the record.
+    const succeeded = async () => {
+      let listed = (await cli('webhook', 'deliveries', '--org', 'acme', '--json')).json();
+      for (let i = 0; i < 50 && listed[0]?.status !== 'succeeded'; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        listed = (await cli('webhook', 'deliveries', '--org', 'acme', '--json')).json();
+      }
+      return listed;
+    };
+    const deliveries = await succeeded();
     assert.equal(deliveries.length, 1);
     assert.equal(deliveries[0].type, 'case.opened');
     assert.equal(deliveries[0].status, 'succeeded');
@@ -102,6 +107,7 @@ describe('cra-admin webhook', () => {
     await receiver.waitFor(2);
     assert.equal(receiver.received[1]!.id, receiver.received[0]!.id);
     assert.equal(receiver.processed.size, 1, 'the receiver dedups the replay by webhook-id');
+    assert.equal((await succeeded())[0].status, 'succeeded');
     const table = await cli('webhook', 'deliveries', '--org', 'acme', '--status', 'succeeded');
     assert.match(table.stdout, /case\.opened/);
     assert.equal((await cli('webhook', 'deliveries', '--org', 'acme', '--limit', 'x')).code, 2);
