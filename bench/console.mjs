@@ -18,6 +18,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { stealMeter } from './cpu-steal.mjs';
 import { benchComponents, benchDatabase, benchDocument, ROOT, startServer } from './sbom-ingest.mjs';
 import { seedCatalogue } from './seed-catalogue.mjs';
+import { median, percentile, round1 } from './stats.mjs';
 
 const CONSOLE_SECRET = 'bench-console-secret';
 const PASSWORD = 'bench-orbit-47-lantern';
@@ -32,23 +33,12 @@ export const PAGE_GOAL_P99_MS = 50;
 
 const dist = (path) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
 
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
-const percentile = (values, p) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-};
-const round1 = (v) => Math.round(v * 10) / 10;
-
 /** Products, cases, signals, users and a key, through the services; the server is not running yet. */
 async function seed(databaseUrl, log) {
   const [{ openDatabase, migrateToLatest }, { createServices }, { totpCode }] = await Promise.all([
     dist('db/index.js'),
     dist('services.js'),
-    dist('console/auth/totp.js'),
+    dist('users/totp.js'),
   ]);
   const database = openDatabase(databaseUrl);
   try {
@@ -77,24 +67,42 @@ async function seed(databaseUrl, log) {
     log(`  seeded ${CASES} cases and ${INCOMING} incoming signals in ${Math.round((performance.now() - started) / 1000)} s`);
 
     const users = [];
-    for (let i = 0; i < USERS; i++) {
-      const email = `bench-${i}@example.com`;
-      const invitation = await services.users.invite({ org: ORG, email, role: i === 0 ? 'owner' : 'analyst', actor: 'cli' });
-      const accepted = await services.users.acceptAsNewUser(invitation.token, PASSWORD);
-      const signedIn = await services.users.resolveSession(accepted.token);
-      const secret = services.users.enrolmentSecret(signedIn.user);
-      const now = new Date();
-      await services.users.completeEnrolment(signedIn.user, signedIn.session.idDigest, totpCode(secret, now));
-      users.push({ email, secret, last: Math.floor(now.getTime() / 30_000) });
-    }
+    for (let i = 0; i < USERS; i++) users.push(await enrolUser(services, ORG, `bench-${i}@example.com`, i === 0 ? 'owner' : 'analyst'));
     return { key, users, totpCode };
   } finally {
     await database.close();
   }
 }
 
+/**
+ * A console user of `org` (invited, accepted with PASSWORD, authenticator enrolled) through the
+ * services, which must have been created with a console secret; what signIns needs of it.
+ */
+export async function enrolUser(services, org, email, role) {
+  const { totpCode } = await dist('users/totp.js');
+  const invitation = await services.users.invite({ org, email, role, actor: 'cli' });
+  const accepted = await services.users.acceptAsNewUser(invitation.token, PASSWORD);
+  const signedIn = await services.users.resolveSession(accepted.token);
+  const secret = services.users.enrolmentSecret(signedIn.user);
+  const now = new Date();
+  await services.users.completeEnrolment(signedIn.user, signedIn.session.idDigest, totpCode(secret, now));
+  return { email, secret, last: Math.floor(now.getTime() / 30_000) };
+}
+
+/**
+ * A signed-in console session on the server at `url` for one of `users` (enrolUser): the cookie
+ * header its page requests carry.
+ */
+export async function consoleSession(agent, url, users) {
+  const { totpCode } = await dist('users/totp.js');
+  const signInPage = await send(agent, `${url}/console/sign-in`);
+  const csrf = { cookie: cookieOf(signInPage.headers, 'cra_csrf'), token: /name="_csrf" value="([^"]+)"/.exec(signInPage.body)[1] };
+  const { session } = await signIns(agent, url, 1, users, totpCode, csrf);
+  return { cookie: `cra_session=${session}; cra_csrf=${csrf.cookie}`, csrf, totpCode };
+}
+
 /** One request on the kept-alive connection; resolves with status, headers, body and milliseconds. */
-function send(agent, url, { method = 'GET', headers = {}, body } = {}) {
+export function send(agent, url, { method = 'GET', headers = {}, body } = {}) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const req = httpRequest(url, { method, agent, headers }, (res) => {
@@ -183,10 +191,7 @@ export async function runConsoleBench({
       if (res.status !== 201) throw new Error(`SBOM upload answered ${res.status}: ${await res.text()}`);
     }
 
-    const signInPage = await send(agent, `${url}/console/sign-in`);
-    const csrf = { cookie: cookieOf(signInPage.headers, 'cra_csrf'), token: /name="_csrf" value="([^"]+)"/.exec(signInPage.body)[1] };
-    const { session } = await signIns(agent, url, 1, users, totpCode, csrf);
-    const cookie = `cra_session=${session}; cra_csrf=${csrf.cookie}`;
+    const { cookie, csrf } = await consoleSession(agent, url, users);
     const o = `${url}/console/o/${ORG}`;
     const pages = [
       ['Today', `${o}/today`],

@@ -13,9 +13,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { median, range } from './stats.mjs';
 import { stealMeter } from './cpu-steal.mjs';
 import { freePort } from './free-port.mjs';
 import { seedCatalogue } from './seed-catalogue.mjs';
+import { benchDatabase } from './sbom-ingest.mjs';
 
 // 2 MB answers: a few connections keep the server busy; 50 would only queue compressions.
 const BIG_CONNECTIONS = 4;
@@ -83,12 +85,7 @@ export function summarise(name, result) {
   };
 }
 
-export const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
-export const range = (values) => [Math.min(...values), Math.max(...values)];
+export { median, range } from './stats.mjs';
 const ratio = (a, b) => Number((a / b).toFixed(2));
 
 /**
@@ -108,6 +105,8 @@ function aggregate(name, roundRows, bareRows) {
     requests_per_second: Math.round(median(rps)),
     requests_per_second_range: range(rps),
     ratio_to_bare: Number(median(ratios).toFixed(2)),
+    // The bare route's own figure in the same rounds: a ratio means little without it.
+    bare_requests_per_second: Math.round(median(bareRows.map((r) => r.requests_per_second))),
     ratio_to_bare_range: range(ratios),
     latency_p50_ms: median(roundRows.map((r) => r.latency_p50_ms)),
     latency_p99_ms: median(roundRows.map((r) => r.latency_p99_ms)),
@@ -125,14 +124,15 @@ function aggregate(name, roundRows, bareRows) {
   };
 }
 
-/** Seeds a service and measures every target; returns rows with ratios to the bare route. */
-export async function runHttpBench({ duration = 10, connections = 50, rounds = 2, only = null, log = console.log } = {}) {
-  const dir = mkdtempSync(join(tmpdir(), 'cra-bench-'));
-  const env = { DATABASE_URL: `sqlite:${join(dir, 'bench.db')}` };
+/** The organisation the HTTP rows read: 20 products and keys to read, write and hit the limit. */
+function seedOrganisation(env) {
   admin(env, 'org', 'create', 'bench');
-  const read = admin(env, 'key', 'create', '--org', 'bench', '--name', 'read', '--scopes', 'products:read,compliance:read').secret;
-  const write = admin(env, 'key', 'create', '--org', 'bench', '--name', 'write', '--scopes', 'incidents:write').secret;
-  const limited = admin(env, 'key', 'create', '--org', 'bench', '--name', 'limited', '--scopes', 'products:read').secret;
+  const key = (name, scopes) => admin(env, 'key', 'create', '--org', 'bench', '--name', name, '--scopes', scopes).secret;
+  const keys = {
+    read: key('read', 'products:read,compliance:read'),
+    write: key('write', 'incidents:write'),
+    limited: key('limited', 'products:read'),
+  };
   for (let i = 1; i <= 20; i++) {
     admin(
       env,
@@ -150,6 +150,52 @@ export async function runHttpBench({ duration = 10, connections = 50, rounds = 2
       '2031-01-01T00:00:00Z',
     );
   }
+  return keys;
+}
+
+/** A few signals so the score has something to compute. */
+async function seedSignals(service, write) {
+  for (let i = 0; i < 20; i++) {
+    await fetch(`${service.url}/api/v1/external/incidents`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-cra-api-key': write },
+      body: JSON.stringify({ description: `seed ${i}`, sku: `SKU-${(i % 20) + 1}` }),
+    });
+  }
+}
+
+/**
+ * The same organisation on a scratch database of PostgreSQL (BENCH_PG_URL, the local server by
+ * default), one instance without Redis: the reads side by side with SQLite's. Null, with a line
+ * saying so, when PostgreSQL cannot be reached.
+ */
+async function postgresService(log) {
+  let database;
+  try {
+    database = await benchDatabase(process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test');
+  } catch (error) {
+    log(`  PostgreSQL rows skipped: ${error.message}`);
+    return null;
+  }
+  const env = { DATABASE_URL: database.url };
+  const { read, write } = seedOrganisation(env);
+  const service = await startProcess([join(ROOT, 'dist/server.js')], { ...env, RATE_LIMIT_PER_MINUTE: '1000000000' });
+  await seedSignals(service, write);
+  return {
+    read,
+    service,
+    async stop() {
+      await service.stop();
+      await database.drop();
+    },
+  };
+}
+
+/** Seeds a service and measures every target; returns rows with ratios to the bare route. */
+export async function runHttpBench({ duration = 10, connections = 50, rounds = 2, only = null, log = console.log } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'cra-bench-'));
+  const env = { DATABASE_URL: `sqlite:${join(dir, 'bench.db')}` };
+  const { read, write, limited } = seedOrganisation(env);
   const big = admin(env, 'org', 'create', 'catalogue');
   const bigRead = admin(env, 'key', 'create', '--org', 'catalogue', '--name', 'read', '--scopes', 'products:read').secret;
   await seedCatalogue(env.DATABASE_URL, big.id, 10_000);
@@ -159,14 +205,8 @@ export async function runHttpBench({ duration = 10, connections = 50, rounds = 2
   // The 429 path needs the real limit: a second instance on the same database, default 100/min.
   const limitedService = await startProcess([join(ROOT, 'dist/server.js')], env);
   for (let i = 0; i < 100; i++) await fetch(`${limitedService.url}/api/v1/external/products`, { headers: { 'x-cra-api-key': limited } });
-  // A few signals so the score has something to compute.
-  for (let i = 0; i < 20; i++) {
-    await fetch(`${service.url}/api/v1/external/incidents`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-cra-api-key': write },
-      body: JSON.stringify({ description: `seed ${i}`, sku: `SKU-${(i % 20) + 1}` }),
-    });
-  }
+  await seedSignals(service, write);
+  const postgres = await postgresService(log);
 
   const targets = [
     ['bare Fastify route', { url: `${bare.url}/` }],
@@ -187,6 +227,18 @@ export async function runHttpBench({ duration = 10, connections = 50, rounds = 2
       },
     ],
     ['429 path', { url: `${limitedService.url}/api/v1/external/products`, headers: { 'x-cra-api-key': limited } }],
+    ...(postgres
+      ? [
+          [
+            'GET products, PostgreSQL',
+            { url: `${postgres.service.url}/api/v1/external/products`, headers: { 'x-cra-api-key': postgres.read } },
+          ],
+          [
+            'GET compliance-score, PostgreSQL',
+            { url: `${postgres.service.url}/api/v1/external/compliance-score`, headers: { 'x-cra-api-key': postgres.read } },
+          ],
+        ]
+      : []),
     [
       'GET products, gzip',
       { url: `${service.url}/api/v1/external/products`, headers: { 'x-cra-api-key': read, 'accept-encoding': 'gzip' } },
@@ -233,10 +285,19 @@ export async function runHttpBench({ duration = 10, connections = 50, rounds = 2
       }
     }
   } finally {
-    await Promise.all([bare.stop(), service.stop(), limitedService.stop()]);
+    await Promise.all([bare.stop(), service.stop(), limitedService.stop(), postgres?.stop()]);
     rmSync(dir, { recursive: true, force: true });
   }
   const bareRows = measured.get(targets[0][0]);
   const rows = [...measured].map(([name, roundRows]) => aggregate(name, roundRows, bareRows));
+  // PostgreSQL's rows against SQLite's same target, round by round.
+  for (const row of rows) {
+    const sqlite = measured.get(row.name.replace(/, PostgreSQL$/, ''));
+    if (row.name.endsWith(', PostgreSQL') && sqlite) {
+      const ratios = row.per_round.map((r, i) => ratio(r.requests_per_second, sqlite[i].requests_per_second));
+      row.ratio_to_sqlite = Number(median(ratios).toFixed(2));
+      row.ratio_to_sqlite_range = range(ratios);
+    }
+  }
   return rows;
 }

@@ -5,6 +5,7 @@
 // --only sbom (the SBOM rows alone: ingest, read latency during an ingest, storage, search, RSS;
 // with DATABASE_URL=postgres://… they run on a scratch database of that PostgreSQL server),
 // --only console (sign-in and each console page with 1,000 products and 1,000 cases, bench/console.mjs),
+// --only sbom-portfolio (new and known components on a 1,000,000-reference portfolio, bench/sbom-portfolio.mjs),
 // --only vulns (OSV import rate and memory, re-matching, finding list, findings of a new SBOM:
 // bench/vulns.mjs and bench/vulns-match.mjs; DATABASE_URL=postgres://… for PostgreSQL).
 import { writeFileSync } from 'node:fs';
@@ -24,8 +25,8 @@ const connections = Number(arg('connections', 50));
 const sbomRuns = Number(arg('sbom-runs', 5));
 
 const GOALS = {
-  'GET products': 0.35,
-  'GET compliance-score': 0.35,
+  'GET products': 0.5,
+  'GET compliance-score': 0.5,
   'POST incidents': 0.15,
   '429 path': 0.5,
 };
@@ -57,6 +58,20 @@ if (only?.length === 1 && only[0] === 'vulns') {
   console.log(`wrote bench/results-vulns-${backend}.json`);
   process.exit(0);
 }
+if (only?.length === 1 && only[0] === 'sbom-portfolio') {
+  // New and known components on a 1,000,000-reference portfolio (bench/sbom-portfolio.mjs), on
+  // the backend of DATABASE_URL: written to bench/results-sbom-portfolio-<backend>.json.
+  const { runSbomPortfolioBench } = await import('./sbom-portfolio.mjs');
+  const portfolio = await runSbomPortfolioBench({ runs: sbomRuns });
+  const backend = portfolio[0]?.backend ?? 'sqlite';
+  const results = { measured_at: new Date().toISOString(), backend, machine: { cpus: cpus().length, node: process.version }, portfolio };
+  writeFileSync(
+    fileURLToPath(new URL(`./results-sbom-portfolio-${backend}.json`, import.meta.url)),
+    `${JSON.stringify(results, null, 2)}\n`,
+  );
+  console.log(`wrote bench/results-sbom-portfolio-${backend}.json`);
+  process.exit(0);
+}
 const sbomOnly = only?.length === 1 && only[0] === 'sbom';
 const consoleOnly = only?.length === 1 && only[0] === 'console';
 const rounds = Number(arg('rounds', 3));
@@ -80,6 +95,9 @@ let consoleRows = [];
 if (!only || only.includes('console')) consoleRows = await runConsoleBench({ rounds });
 
 const rows = http.map((r) => {
+  // PostgreSQL's reads: within 2× of SQLite's in the same rounds.
+  if (r.ratio_to_sqlite !== undefined)
+    return { ...r, goal: '≥ 0.5 of SQLite, p99 < 50 ms', met: r.ratio_to_sqlite >= 0.5 && r.latency_p99_ms < 50 ? 'met' : 'MISSED' };
   const goal = GOALS[r.name];
   const met = goal === undefined ? '' : r.ratio_to_bare >= goal && r.latency_p99_ms < 50 ? 'met' : 'MISSED';
   return { ...r, goal: goal === undefined ? '' : `≥ ${goal}, p99 < 50 ms`, met };
@@ -94,7 +112,7 @@ if (rows.length)
 for (const r of rows) {
   console.log(
     `${pad(r.name, 28)}${pad(r.requests_per_second + span(r.requests_per_second_range), 24)}${pad(r.ratio_to_bare + span(r.ratio_to_bare_range), 20)}` +
-      `${pad(r.latency_p50_ms, 8)}${pad(r.latency_p99_ms, 8)}${pad(r.response_bytes ?? '?', 10)}${pad(r.cpu_steal_pct ?? '?', 9)}${pad(r.goal ? `${r.goal} ${r.met}` : '', 28)}${JSON.stringify(r.status_codes)}`,
+      `${pad(r.latency_p50_ms, 8)}${pad(r.latency_p99_ms, 8)}${pad(r.response_bytes ?? '?', 10)}${pad(r.cpu_steal_pct ?? '?', 9)}${pad(r.goal ? `${r.goal} ${r.met}${r.ratio_to_sqlite !== undefined ? ` (${r.ratio_to_sqlite})` : ''}` : '', 28)}${JSON.stringify(r.status_codes)}`,
   );
 }
 if (sbom.length) {

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { stealMeter } from './cpu-steal.mjs';
 import { freePort } from './free-port.mjs';
+import { median } from './stats.mjs';
 
 export const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const LICENSES = ['MIT', 'Apache-2.0', 'BSD-3-Clause', 'ISC', 'GPL-2.0-only', 'MPL-2.0'];
@@ -170,7 +171,7 @@ export const settle = () => new Promise((resolve) => setTimeout(resolve, 8000));
 
 export async function startServer(env) {
   const port = await freePort();
-  const child = spawn(process.execPath, [join(ROOT, 'dist/server.js')], {
+  const child = spawn(process.execPath, [...(process.env.BENCH_SERVER_NODE_ARGS?.split(' ') ?? []), join(ROOT, 'dist/server.js')], {
     cwd: ROOT,
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
@@ -188,12 +189,6 @@ export async function startServer(env) {
   child.kill();
   throw new Error('server did not start');
 }
-
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 
 /** Runs the benchmark; resolves with one result per size. */
 export async function runSbomIngestBench({

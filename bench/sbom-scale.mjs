@@ -9,18 +9,9 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { benchComponents, benchDocument, benchDatabase, peakRssMiB, postSbom, prepare, ROOT, startServer } from './sbom-ingest.mjs';
+import { median, percentile, round1 } from './stats.mjs';
 
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 const range = (values) => [Math.min(...values), Math.max(...values)];
-const percentile = (values, p) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-};
-const round1 = (v) => Math.round(v * 10) / 10;
 
 async function upload(url, key, body) {
   const res = await postSbom(url, key, Buffer.isBuffer(body) ? body : Buffer.from(body));
@@ -28,7 +19,7 @@ async function upload(url, key, body) {
 }
 
 /** GET products in a loop (another process, 4 connections) while `during` runs; every latency in ms. */
-async function readLatencies(url, key, during) {
+export async function readLatencies(url, key, during) {
   const child = spawn(process.execPath, [join(ROOT, 'bench/read-loop.mjs'), url, key, '4'], { stdio: ['pipe', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.setEncoding('utf8');
