@@ -109,6 +109,23 @@ describe(`Database.findOrInsert (${TEST_BACKEND})`, () => {
     assert.deepEqual([...(await database.findOrInsert(rows(org, 'a', 1, [])))], []);
   });
 
+  it('gives a new row listed twice one id at both places, beside rows stored before', async () => {
+    const before = await database.findOrInsert(rows(org, 'e', 10, [1, 2]));
+    const ids = await database.findOrInsert(rows(org, 'e', 10, [3, 1, 7, 3, 2, 9, 7]));
+    assert.deepEqual([ids[1], ids[4]], [...before], 'the stored rows keep their ids');
+    assert.equal(ids[0], ids[3]);
+    assert.equal(ids[2], ids[6]);
+    assert.equal(new Set(ids).size, 5);
+    assert.ok([...ids].every((id) => id > 0));
+    const saved = await stored('e');
+    assert.deepEqual(saved.map((r) => r.name).sort(), ['e-1', 'e-2', 'e-3', 'e-7', 'e-9']);
+    const nameOf = new Map(saved.map((r) => [Number(r.id), r.name]));
+    assert.deepEqual(
+      [...ids].map((id) => nameOf.get(id)),
+      ['e-3', 'e-1', 'e-7', 'e-3', 'e-2', 'e-9', 'e-7'],
+    );
+  });
+
   it('gives concurrent calls with the same new rows the same ids, each row stored once', async () => {
     const [one, two] = await Promise.all([database.findOrInsert(rows(org, 'b', 6_000)), database.findOrInsert(rows(org, 'b', 6_000))]);
     assert.deepEqual([...one], [...two]);
