@@ -1,15 +1,17 @@
 import { sql } from 'kysely';
 import { quoteIdentifier as quote } from './quote-identifier.js';
 import type { Database } from './database.js';
+import { packedArrayLiterals } from './postgres-array-literals.js';
 import { packedColumns, packedReader, type PackedRows } from './packed-rows.js';
 
 // PostgreSQL's Database.findOrInsert: chunks of rows, each in a transaction of its own, three at
 // a time (PostgreSQL inserts on as many cores as it has connections at work; three kept the two
-// cores busier than two: 100,000 new rows ~690 ms against ~820 alone), each binding one array
-// per column: an INSERT … SELECT FROM unnest(…) ON CONFLICT DO NOTHING whose new rows' ids come
-// back with their positions, then the ids of the rows that were there already through the
-// unique index. A stored row is never changed, and the caller refers to the rows only after all
-// have been stored, so a chunk that commits while another fails leaves rows the next call finds.
+// cores busier than two), each binding one array per column, written as one literal from the
+// packed bytes (postgres-array-literals.ts): an INSERT … SELECT FROM unnest(…) ON CONFLICT DO
+// NOTHING whose new rows' ids come back with their positions, then the ids of the rows that were
+// there already through the unique index. A stored row is never changed, and the caller refers
+// to the rows only after all have been stored, so a chunk that commits while another fails leaves
+// rows the next call finds.
 
 const CHUNK = 5_000;
 const AT_ONCE = 3;
@@ -35,28 +37,29 @@ export async function findOrInsertPostgres(database: Database, rows: PackedRows)
   const sharedMatch = shared.filter((c) => rows.unique.includes(c)).map((c) => sql`${sql.ref(`t.${c}`)} = ${sharedValue(c)}`);
   const read = packedReader(rows);
 
-  /** The rows [from, from + count) of the chunk's columns. */
-  function columnsOf(from: number, count: number): unknown[][] {
-    const columns: unknown[][] = perRow.map(() => new Array(count));
-    for (let p = 0; p < count; p++) {
-      const values = read(rows.rows[from + p]!);
-      for (let c = 0; c < perRow.length; c++) {
-        const value = values[shared.length + c];
+  /** The values of the unique columns of the chunk's rows at `positions`, a list per column. */
+  function uniqueValues(from: number, positions: readonly number[]): unknown[][] {
+    const values: unknown[][] = uniqueAt.map(() => new Array(positions.length));
+    positions.forEach((p, k) => {
+      const row = read(rows.rows[from + p]!);
+      uniqueAt.forEach((c, u) => {
+        const value = row[shared.length + c];
         // The binary value is a view on the reader's buffer: copied, as pg sends it later.
-        columns[c]![p] = Buffer.isBuffer(value) ? Buffer.from(value) : value;
-      }
-    }
-    return columns;
+        values[u]![k] = Buffer.isBuffer(value) ? Buffer.from(value) : value;
+      });
+    });
+    return values;
   }
 
   async function storeChunk(from: number, count: number): Promise<void> {
-    const columns = columnsOf(from, count);
+    // One literal a column, written from the packed bytes (postgres-array-literals.ts).
+    const literals = packedArrayLiterals(rows, from, count);
     for (let attempt = 1; ; attempt++) {
       try {
         await database.transaction(async (trx) => {
           // Nothing of an attempt that rolled back stands.
           ids.fill(0, from, from + count);
-          const arrays = sql.join(columns.map((values, c) => sql`${values}::${sql.raw(typeOf(perRow[c]!))}[]`));
+          const arrays = sql.join(literals.map((literal, c) => sql`${literal}::${sql.raw(typeOf(perRow[c]!))}[]`));
           // The inserted rows' ids with their positions in the chunk, joined in the statement on
           // the unique columns: only two integers a row travel back (a row listed twice gets
           // the one id at both positions).
@@ -79,7 +82,7 @@ export async function findOrInsertPostgres(database: Database, rows: PackedRows)
           if (stored.length === 0) return;
           // A probe of the unique index per row, whatever the statistics say (a fresh table's
           // made the planner hash-join a scan of every row): LIMIT 1 keeps it a subquery.
-          const keyArrays = sql.join(uniqueAt.map((c) => sql`${stored.map((p) => columns[c]![p])}::${sql.raw(typeOf(perRow[c]!))}[]`));
+          const keyArrays = sql.join(uniqueValues(from, stored).map((values, u) => sql`${values}::${sql.raw(typeOf(uniquePerRow[u]!))}[]`));
           const keyAliases = uniquePerRow.map((_, i) => `k${i}`);
           const conditions = sql.join(
             [...sharedMatch, ...uniquePerRow.map((c, i) => sql`${sql.ref(`t.${c}`)} = ${sql.raw(`u.${keyAliases[i]}`)}`)],
