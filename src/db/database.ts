@@ -40,7 +40,7 @@ export interface Database {
    * ones are durable. For many rows at once (an SBOM's new components), of a table whose rows
    * never change: on SQLite all in one transaction, written by a thread of their own while the
    * event loop serves everyone else (this process's other writes wait their turn); on
-   * PostgreSQL in chunks of 5,000, a transaction each, two at a time. A call that fails may
+   * PostgreSQL in chunks of 5,000, a transaction each, three at a time. A call that fails may
    * leave some rows stored, which the next call finds.
    */
   findOrInsert(rows: PackedRows): Promise<Float64Array>;
