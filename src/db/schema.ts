@@ -111,6 +111,8 @@ export interface ComponentsTable {
   ref: string | null;
   /** 1 when the purl names another package than `name` does: such rows are in the purl index (migration 014). */
   purl_name_differs: number;
+  /** Which of purl and ref are stored abbreviated (FORMS in src/sbom/parse/component-rows.ts): read them through purlColumn and refColumn. */
+  forms: Generated<number>;
 }
 
 /** A revision's components: their ids in document order, packed (src/sbom/store/id-list.ts). */

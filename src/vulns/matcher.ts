@@ -8,6 +8,7 @@ import { packageOfOsv, packageOfPurl } from './match/purl.js';
 
 export { packageKeysOf };
 import { orderOf } from './match/version-order.js';
+import { purlColumn } from '../sbom/store/components.repo.js';
 
 // Matching, platform-wide: each component's purl is read once into a package version, and each
 // distinct package version is matched once against the records that name its package; a
@@ -167,7 +168,7 @@ export function createMatcher(database: Database) {
         const rows = await db
           .selectFrom('components as c')
           .leftJoin('component_packages as cp', 'cp.component_id', 'c.id')
-          .select(['c.id', 'c.purl'])
+          .select(['c.id', purlColumn('c').as('purl')])
           .where(inList(dialect, 'c.id', chunk, 'integer'))
           .where('cp.component_id', 'is', null)
           .execute();

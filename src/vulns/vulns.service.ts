@@ -3,6 +3,7 @@ import type { Database } from '../db/index.js';
 import type { ProductRow } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import { appendRegistryEntry } from '../registry/append-entry.js';
+import { purlColumn } from '../sbom/store/components.repo.js';
 import { decodeIds } from '../sbom/store/id-list.js';
 import { assertStorableText } from '../shared/storable-text.js';
 import { iso, systemClock, type Clock } from '../shared/time.js';
@@ -325,7 +326,7 @@ export function createVulnService(
         .selectFrom('findings as f')
         .innerJoin('products as p', 'p.id', 'f.product_id')
         .innerJoin('components as c', 'c.id', 'f.component_id')
-        .select(['p.id', 'p.sku', 'c.purl'])
+        .select(['p.id', 'p.sku', purlColumn('c').as('purl')])
         .where('f.org_id', '=', orgId)
         .where('f.vuln_key', '=', key)
         .where('f.gone_at', 'is', null)

@@ -6,7 +6,7 @@ import { migrateToLatest } from '../../src/db/index.js';
 import { frozen014 } from '../../src/db/migrations/014-compact-components.js';
 import { createServices } from '../../src/services.js';
 import { componentsRepo } from '../../src/sbom/store/components.repo.js';
-import { KEY_STRIDE, readSbomBytes } from '../../src/sbom/parse/read-sbom.js';
+import { fieldsAt, KEY_STRIDE, readSbomBytes } from '../../src/sbom/parse/read-sbom.js';
 import { componentKey, decodeKeys, purlName, purlNameDiffers, storedComponentText } from '../../src/sbom/parse/component-rows.js';
 import { encodeIds } from '../../src/sbom/store/id-list.js';
 import { allowDirectWrites, databaseMigratedTo, TEST_BACKEND } from '../helpers/db.js';
@@ -32,6 +32,21 @@ describe('migration 014 agrees with the live SBOM code', () => {
     'pkg:npm/bad%ZZ@1',
     'not a purl',
     'pkg:github/a/b@v1?x=@/y',
+    // The live purlName reads positions (the frozen one a regular expression and slices): the
+    // edges of those positions.
+    'pkg:x/a/b@1#frag?q=/c@2',
+    'pkg:x/a/b@1#f/g?q',
+    'pkg:x/a/b@1?q=1#f/g@3',
+    '?pkg:x/a',
+    '#/',
+    '/',
+    '/a@',
+    '',
+    'pkg:x/@',
+    'pkg:x/a@b/c',
+    'pkg:x/a/%',
+    'pkg:x/a/%41%42@1',
+    'a@b/@c',
   ];
   it('reads the same name from a purl, and flags the same components', () => {
     for (const purl of purls) {
@@ -77,16 +92,7 @@ describe(`migration 014 on a database that holds components (${TEST_BACKEND})`, 
     // One component named otherwise than its purl names it: found through the partial index.
     doc.components[2] = { ...doc.components[2], name: '@scope/lib-2', purl: 'pkg:npm/%40scope/lib-2@1.0.2' };
     const reading = readSbomBytes(Buffer.from(JSON.stringify(doc)));
-    const fields = Array.from({ length: reading.count }, (_, i) =>
-      Object.fromEntries(
-        ['name', 'version', 'purl', 'type', 'licenses', 'ref'].map((c, f) => {
-          const value = Buffer.from(reading.texts.subarray(reading.offsets[i]!, reading.offsets[i + 1]!))
-            .toString()
-            .split('\u0000')[f];
-          return [c, f === 0 ? value : value || null];
-        }),
-      ),
-    );
+    const fields = Array.from({ length: reading.count }, (_, i) => fieldsAt(reading, i));
     const orgs: Array<{ id: string; slug: string; productId: string; sbomId: string; ids: number[] }> = [];
     let nextId = 40;
     for (const slug of ['acme', 'globex']) {

@@ -12,6 +12,7 @@ import { signInAttempts } from './011-sign-in-attempts.js';
 import { disclosure } from './012-disclosure.js';
 import { changeNotices } from './013-change-notices.js';
 import { compactComponents } from './014-compact-components.js';
+import { abbreviatedComponents } from './015-abbreviated-components.js';
 
 /**
  * Every migration, in name order (the order they run in; a later-numbered one may land first,
@@ -31,4 +32,5 @@ export const migrations: readonly PortableMigration[] = [
   disclosure,
   changeNotices,
   compactComponents,
+  abbreviatedComponents,
 ];

@@ -72,13 +72,17 @@ export function writeComponentKey(text: string, target: Uint8Array, at: number):
  * (migration 014).
  */
 export function purlName(purl: string): string | null {
-  const end = purl.search(/[?#]/);
-  const path = end === -1 ? purl : purl.slice(0, end);
-  const slash = path.lastIndexOf('/');
+  // Called for every component of every upload: positions, not a regular expression and the
+  // strings in between; decoded only when there is an escape to decode.
+  let end = purl.indexOf('?');
+  const hash = purl.indexOf('#');
+  if (end === -1 || (hash !== -1 && hash < end)) end = hash;
+  if (end === -1) end = purl.length;
+  const slash = end === 0 ? -1 : purl.lastIndexOf('/', end - 1);
   if (slash === -1) return null;
-  let segment = path.slice(slash + 1);
-  const at = segment.lastIndexOf('@');
-  if (at !== -1) segment = segment.slice(0, at);
+  const at = purl.lastIndexOf('@', end - 1);
+  const segment = purl.slice(slash + 1, at > slash ? at : end);
+  if (!segment.includes('%')) return segment;
   try {
     return decodeURIComponent(segment);
   } catch {
@@ -89,6 +93,91 @@ export function purlName(purl: string): string | null {
 /** 1 when the component has a purl whose name (purlName) is not the component's name, else 0. */
 export function purlNameDiffers(name: string, purl: string | null): 0 | 1 {
   return purl !== null && purlName(purl) !== name ? 1 : 0;
+}
+
+/**
+ * How a component's purl and ref are stored (the `forms` column, migration 015). Most SBOM tools
+ * write both around the component's "name@version" (purl pkg:npm/lodash@4.17.21, bom-ref
+ * lodash@4.17.21 or pkg:npm/lodash@4.17.21?package-id=…), and many give the purl as the bom-ref:
+ * stored whole, they were ~70 of the ~150 bytes of a row. A stored value holds ABBREVIATION_MARK
+ * where it held "name@version", and a ref that is the purl is stored as the mark alone; `forms`
+ * says which (a value that holds the mark itself is stored as it is, so every form is exact).
+ * Readers get the values back in SQL (components.repo.ts: purlColumn, refColumn).
+ */
+export const FORMS = { purlAbbreviated: 1, refAbbreviated: 2, refIsPurl: 4 } as const;
+export const ABBREVIATION_MARK = '\u0001';
+
+/** The purl and ref of `c` as stored, and their `forms` (`differs`: purlNameDiffers of c). */
+export function abbreviate(
+  c: Pick<NormalisedComponent, 'name' | 'version' | 'purl' | 'ref'>,
+  differs: 0 | 1 = purlNameDiffers(c.name, c.purl),
+): {
+  purl: string | null;
+  ref: string | null;
+  forms: number;
+} {
+  const { name, version, purl, ref } = c;
+  if (version === null || (purl === null && ref === null)) return { purl, ref, forms: 0 };
+  const nameAtVersion = `${name}@${version}`;
+  let forms = 0;
+  let storedPurl = purl;
+  // Only a purl that names the component's own package: the others are looked up by the purl as
+  // stored (the partial purl index of migration 014).
+  if (purl !== null && differs === 0) {
+    const at = purl.indexOf(nameAtVersion);
+    if (at !== -1 && !purl.includes(ABBREVIATION_MARK)) {
+      storedPurl = purl.slice(0, at) + ABBREVIATION_MARK + purl.slice(at + nameAtVersion.length);
+      forms |= FORMS.purlAbbreviated;
+    }
+  }
+  let storedRef = ref;
+  if (ref !== null && ref === purl) {
+    storedRef = ABBREVIATION_MARK;
+    forms |= FORMS.refIsPurl;
+  } else if (ref !== null) {
+    const at = ref.indexOf(nameAtVersion);
+    if (at !== -1 && !ref.includes(ABBREVIATION_MARK)) {
+      storedRef = ref.slice(0, at) + ABBREVIATION_MARK + ref.slice(at + nameAtVersion.length);
+      forms |= FORMS.refAbbreviated;
+    }
+  }
+  return { purl: storedPurl, ref: storedRef, forms };
+}
+
+/** The purl and ref as sent, from the stored columns (what purlColumn and refColumn do in SQL). */
+export function expandAbbreviated(row: { name: string; version: string | null; purl: string | null; ref: string | null; forms: number }): {
+  purl: string | null;
+  ref: string | null;
+} {
+  const nameAtVersion = `${row.name}@${row.version}`;
+  const purl = row.forms & FORMS.purlAbbreviated ? row.purl!.replace(ABBREVIATION_MARK, () => nameAtVersion) : row.purl;
+  const ref =
+    row.forms & FORMS.refIsPurl
+      ? purl
+      : row.forms & FORMS.refAbbreviated
+        ? row.ref!.replace(ABBREVIATION_MARK, () => nameAtVersion)
+        : row.ref;
+  return { purl, ref };
+}
+
+/** What the parse worker keeps of a component: its text as sent (its key's), as stored, and its flags. */
+export interface ComponentTexts {
+  text: string;
+  stored: string;
+  forms: number;
+  purlNameDiffers: 0 | 1;
+}
+
+/** componentText(c), the text as stored (abbreviate), and the flags of `c`, sharing what they can. */
+export function componentTexts(c: NormalisedComponent): ComponentTexts {
+  const version = c.version ?? '';
+  const type = c.type ?? '';
+  const licenses = licensesText(c.licenses);
+  const text = [c.name, version, c.purl ?? '', type, licenses, c.ref ?? ''].join(SEP);
+  const differs = purlNameDiffers(c.name, c.purl);
+  const { purl, ref, forms } = abbreviate(c, differs);
+  const stored = forms === 0 ? text : [c.name, version, purl ?? '', type, licenses, ref ?? ''].join(SEP);
+  return { text, stored, forms, purlNameDiffers: differs };
 }
 
 /** Bytes of a key as stored: the 16 bytes its 22 base64url characters encode. */

@@ -1,5 +1,12 @@
 import { AppError, type ErrorDetail } from '../../errors.js';
-import { componentText, KEY_LENGTH, purlNameDiffers, writeComponentKey } from './component-rows.js';
+import {
+  type ComponentFields,
+  componentFields,
+  componentTexts,
+  expandAbbreviated,
+  KEY_LENGTH,
+  writeComponentKey,
+} from './component-rows.js';
 import { validateCycloneDx } from './cyclonedx-validator.js';
 import { detectFormat, type DetectedFormat } from './detect-format.js';
 import { jsonBytesMayHoldUnstorable } from '../../shared/storable-text.js';
@@ -38,12 +45,15 @@ export function readSbomDocument(
 /**
  * A read document in compact columns of bytes, which a worker hands to the event loop without a
  * copy (and the event loop never has to build a string per component it already stores):
- * - `texts`: every component's text (component-rows.ts) in UTF-8, one after another; the i-th
- *   runs from byte `offsets[i]` to `offsets[i + 1]`;
- * - `keys`: their keys in ASCII, separated by commas, so the i-th starts at byte i × KEY_STRIDE
- *   and any run of them is a comma-separated list as it stands;
+ * - `texts`: every component's text as stored (storedText in component-rows.ts: its purl and
+ *   ref abbreviated) in UTF-8, one after another; the i-th runs from byte `offsets[i]` to
+ *   `offsets[i + 1]`;
+ * - `keys`: their keys (of the text as sent, componentText) in ASCII, separated by commas, so
+ *   the i-th starts at byte i × KEY_STRIDE and any run of them is a comma-separated list as it
+ *   stands;
  * - `purlNameDiffers`: 1 for a component whose purl names another package than its name does
- *   (component-rows.ts), else 0.
+ *   (component-rows.ts), else 0;
+ * - `forms`: how its purl and ref are stored (FORMS in component-rows.ts).
  * All in document order.
  */
 export interface SbomReading {
@@ -55,6 +65,7 @@ export interface SbomReading {
   offsets: Uint32Array;
   keys: Uint8Array;
   purlNameDiffers: Uint8Array;
+  forms: Uint8Array;
 }
 
 /** Bytes from one key's start to the next's in `SbomReading.keys` (the key and a comma). */
@@ -67,6 +78,12 @@ export function textAt(reading: SbomReading, i: number): string {
     reading.offsets[i],
     reading.offsets[i + 1],
   );
+}
+
+/** The i-th component's fields as the document gave them (its text as stored, expanded). */
+export function fieldsAt(reading: SbomReading, i: number): ComponentFields {
+  const fields = componentFields(textAt(reading, i));
+  return { ...fields, ...expandAbbreviated({ ...fields, forms: reading.forms[i]! }) };
 }
 
 /** The keys of components `from` to `to` (exclusive) as a comma-separated list; the one key when `to` is from + 1. */
@@ -83,26 +100,37 @@ export function readSbomBytes(bytes: Uint8Array | readonly Uint8Array[]): SbomRe
   const buffer = Array.isArray(bytes)
     ? Buffer.concat(bytes as readonly Uint8Array[])
     : Buffer.from((bytes as Uint8Array).buffer, (bytes as Uint8Array).byteOffset, (bytes as Uint8Array).byteLength);
-  // Each component's text is all that is kept of it (normalise.ts: nothing else outlives the call).
+  // Each component's stored text and key are all that is kept of it (normalise.ts: nothing else
+  // outlives the call). The keys go into a column grown as needed (their count is known only at
+  // the end), so the text as sent is dropped as soon as its key is written.
   const parts: string[] = [];
   const differs: number[] = [];
+  const forms: number[] = [];
+  let keys = new Uint8Array(1024 * KEY_STRIDE).fill(0x2c); // ','
   const document = parseDocument(buffer);
   // JSON holds a NUL or a lone surrogate only as an escape: without one, no string needs checking.
   const mayHoldUnstorable = jsonBytesMayHoldUnstorable(buffer);
   const { detected, releaseVersion } = readSbomDocument(document, mayHoldUnstorable, (c) => {
-    parts.push(componentText(c));
-    differs.push(purlNameDiffers(c.name, c.purl));
+    const i = parts.length;
+    if ((i + 1) * KEY_STRIDE > keys.length) {
+      const grown = new Uint8Array(keys.length * 2).fill(0x2c, keys.length);
+      grown.set(keys);
+      keys = grown;
+    }
+    const texts = componentTexts(c);
+    writeComponentKey(texts.text, keys, i * KEY_STRIDE);
+    parts.push(texts.stored);
+    differs.push(texts.purlNameDiffers);
+    forms.push(texts.forms);
   });
   const count = parts.length;
   // Each column in an ArrayBuffer of its own, so it can move to another thread.
-  const keys = new Uint8Array(Math.max(0, count * KEY_STRIDE - 1)).fill(0x2c); // ','
+  keys = keys.slice(0, Math.max(0, count * KEY_STRIDE - 1));
   const offsets = new Uint32Array(count + 1);
   let at = 0;
   for (let i = 0; i < count; i++) {
-    const text = parts[i]!;
-    writeComponentKey(text, keys, i * KEY_STRIDE);
     offsets[i] = at;
-    at += Buffer.byteLength(text);
+    at += Buffer.byteLength(parts[i]!);
   }
   offsets[count] = at;
   const texts = new Uint8Array(at);
@@ -110,5 +138,14 @@ export function readSbomBytes(bytes: Uint8Array | readonly Uint8Array[]): SbomRe
   // Each text at its own offset: joining them first would build one more string as large as
   // all of them (~15 MB for 100,000 components, fresh memory each time).
   for (let i = 0; i < count; i++) textBytes.write(parts[i]!, offsets[i]!, 'utf8');
-  return { detected, releaseVersion, count, texts, offsets, keys, purlNameDiffers: Uint8Array.from(differs) };
+  return {
+    detected,
+    releaseVersion,
+    count,
+    texts,
+    offsets,
+    keys,
+    purlNameDiffers: Uint8Array.from(differs),
+    forms: Uint8Array.from(forms),
+  };
 }

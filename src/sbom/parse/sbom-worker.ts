@@ -154,7 +154,13 @@ export default function readInWorker(bytes: Uint8Array | Uint8Array[]): WorkerAn
     const reading = readSbomBytes(Array.isArray(bytes) ? joinBuffer.join(bytes) : bytes);
     const answer: WorkerAnswer = { ok: true, reading, trace: trace() };
     return move({
-      [transferableSymbol]: [reading.texts.buffer, reading.offsets.buffer, reading.keys.buffer, reading.purlNameDiffers.buffer],
+      [transferableSymbol]: [
+        reading.texts.buffer,
+        reading.offsets.buffer,
+        reading.keys.buffer,
+        reading.purlNameDiffers.buffer,
+        reading.forms.buffer,
+      ],
       [valueSymbol]: answer,
     }) as unknown as WorkerAnswer;
   } catch (error) {

@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/index.js';
 import { purlName } from '../parse/component-rows.js';
-import { orgNumber } from '../store/components.repo.js';
+import { orgNumber, purlColumn } from '../store/components.repo.js';
 
 export interface RevisionRef {
   sbom_id: string;
@@ -21,15 +21,20 @@ export const portfolioRepo = {
    */
   async matching(db: Executor, orgId: string, match: { purl: string } | { name: string; version?: string }) {
     const org = orgNumber(orgId);
-    const components = () => db.selectFrom('components').select(['id', 'name', 'version', 'purl']).where('org', '=', org);
+    const components = () =>
+      db
+        .selectFrom('components as c')
+        .select(['c.id', 'c.name', 'c.version', purlColumn('c').as('purl')])
+        .where('c.org', '=', org);
     if ('purl' in match) {
       const named = purlName(match.purl);
-      const otherwise = await components().where('purl_name_differs', '=', 1).where('purl', '=', match.purl).execute();
+      // The purls of this partial index are stored whole (abbreviate, component-rows.ts).
+      const otherwise = await components().where('c.purl_name_differs', '=', 1).where('c.purl', '=', match.purl).execute();
       if (named === null) return otherwise;
-      return [...(await components().where('name', '=', named).where('purl', '=', match.purl).execute()), ...otherwise];
+      return [...(await components().where('c.name', '=', named).where(purlColumn('c'), '=', match.purl).execute()), ...otherwise];
     }
-    let query = components().where('name', '=', match.name);
-    if (match.version !== undefined) query = query.where('version', '=', match.version);
+    let query = components().where('c.name', '=', match.name);
+    if (match.version !== undefined) query = query.where('c.version', '=', match.version);
     return query.execute();
   },
 

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Database, Executor, Trx } from '../../db/index.js';
 import type { ComponentFields } from '../parse/component-rows.js';
-import { decodeKeys, KEY_BYTES } from '../parse/component-rows.js';
+import { ABBREVIATION_MARK, decodeKeys, FORMS, KEY_BYTES } from '../parse/component-rows.js';
 import { KEY_STRIDE, type SbomReading } from '../parse/read-sbom.js';
 import { decodeIds, encodeIds } from './id-list.js';
 
@@ -15,6 +15,28 @@ export interface StoredComponent extends ComponentFields {
   id: number;
 }
 
+/** A component's name@version, in SQL, from the columns of `alias`. */
+const nameAtVersion = (alias: string) => sql`${sql.ref(`${alias}.name`)} || '@' || ${sql.ref(`${alias}.version`)}`;
+
+/**
+ * The purl of the components row `alias` as it was sent: stored abbreviated where `forms` says
+ * so (component-rows.ts, abbreviate). Every read of a purl goes through it.
+ */
+export function purlColumn(alias: string) {
+  const purl = sql.ref(`${alias}.purl`);
+  return sql<string | null>`case when (${sql.ref(`${alias}.forms`)} & ${sql.lit(FORMS.purlAbbreviated)}) <> 0
+    then replace(${purl}, ${ABBREVIATION_MARK}, ${nameAtVersion(alias)}) else ${purl} end`;
+}
+
+/** The ref (bom-ref, SPDXID) of the components row `alias` as it was sent (as purlColumn). */
+export function refColumn(alias: string) {
+  const ref = sql.ref(`${alias}.ref`);
+  const forms = sql.ref(`${alias}.forms`);
+  return sql<string | null>`case when (${forms} & ${sql.lit(FORMS.refIsPurl)}) <> 0 then ${purlColumn(alias)}
+    when (${forms} & ${sql.lit(FORMS.refAbbreviated)}) <> 0 then replace(${ref}, ${ABBREVIATION_MARK}, ${nameAtVersion(alias)})
+    else ${ref} end`;
+}
+
 /** The organisation's number (organisations.number), which its components store, as a scalar subquery. */
 export const orgNumber = (orgId: string) => sql<number>`(select number from organisations where id = ${orgId})`;
 
@@ -26,6 +48,7 @@ export const orgNumber = (orgId: string) => sql<number>`(select number from orga
 function packed(reading: SbomReading, positions: readonly number[], org: number) {
   let { texts, offsets } = reading;
   let differs = reading.purlNameDiffers;
+  let forms = reading.forms;
   const all = positions.length === reading.count && positions.every((i, p) => i === p);
   if (!all) {
     // Each chosen text copied after the one before: row p of the packed rows is positions[p].
@@ -34,12 +57,14 @@ function packed(reading: SbomReading, positions: readonly number[], org: number)
     texts = new Uint8Array(bytes);
     offsets = new Uint32Array(positions.length + 1);
     differs = new Uint8Array(positions.length);
+    forms = new Uint8Array(positions.length);
     let at = 0;
     positions.forEach((i, p) => {
       offsets[p] = at;
       texts.set(reading.texts.subarray(reading.offsets[i]!, reading.offsets[i + 1]!), at);
       at += reading.offsets[i + 1]! - reading.offsets[i]!;
       differs[p] = reading.purlNameDiffers[i]!;
+      forms[p] = reading.forms[i]!;
     });
     offsets[positions.length] = at;
   }
@@ -53,7 +78,10 @@ function packed(reading: SbomReading, positions: readonly number[], org: number)
     texts,
     offsets,
     binary: { column: 'key', bytes: decodeKeys(reading.keys, KEY_STRIDE, positions), width: KEY_BYTES },
-    integers: [{ column: 'purl_name_differs', values: differs }],
+    integers: [
+      { column: 'purl_name_differs', values: differs },
+      { column: 'forms', values: forms },
+    ],
     rows: Uint32Array.from(positions, (_, p) => p),
   };
 }
@@ -79,10 +107,10 @@ export const componentsRepo = {
     const unique = [...new Set(ids)];
     for (let i = 0; i < unique.length; i += LOOKUP_CHUNK) {
       const rows = await db
-        .selectFrom('components')
-        .select(['id', 'name', 'version', 'purl', 'type', 'licenses', 'ref'])
-        .where('org', '=', orgNumber(orgId))
-        .where('id', 'in', unique.slice(i, i + LOOKUP_CHUNK))
+        .selectFrom('components as c')
+        .select(['c.id', 'c.name', 'c.version', purlColumn('c').as('purl'), 'c.type', 'c.licenses', refColumn('c').as('ref')])
+        .where('c.org', '=', orgNumber(orgId))
+        .where('c.id', 'in', unique.slice(i, i + LOOKUP_CHUNK))
         .execute();
       for (const row of rows) out.set(Number(row.id), { ...row, id: Number(row.id) });
     }

@@ -1,5 +1,6 @@
 import type { Executor } from '../../db/index.js';
 import type { AnalysisRulesTable, FindingAnalysesTable } from '../../db/schema-vulns.js';
+import { purlColumn } from '../../sbom/store/components.repo.js';
 
 // Analyses (per product and vulnerability), rules for findings that appear later, and the
 // signals raised for exploited findings.
@@ -57,9 +58,9 @@ export const analysisRepo = {
     const out = new Map<number, string | null>();
     for (let i = 0; i < componentIds.length; i += CHUNK) {
       const rows = await db
-        .selectFrom('components')
-        .select(['id', 'purl'])
-        .where('id', 'in', componentIds.slice(i, i + CHUNK))
+        .selectFrom('components as c')
+        .select(['c.id', purlColumn('c').as('purl')])
+        .where('c.id', 'in', componentIds.slice(i, i + CHUNK))
         .execute();
       for (const r of rows) out.set(Number(r.id), r.purl);
     }
@@ -77,7 +78,18 @@ export const analysisRepo = {
       .innerJoin('components as c', 'c.id', 'f.component_id')
       .leftJoin('finding_analyses as a', (join) => join.onRef('a.product_id', '=', 'f.product_id').onRef('a.vuln_key', '=', 'f.vuln_key'))
       .leftJoin('exploited_signals as s', (join) => join.onRef('s.product_id', '=', 'f.product_id').onRef('s.vuln_key', '=', 'f.vuln_key'))
-      .select(['f.vuln_key', 'v.cve', 'v.euvd', 'v.summary', 'v.cisa_kev', 'v.eu_kev', 'c.name', 'c.version', 'c.purl', 'f.releases'])
+      .select([
+        'f.vuln_key',
+        'v.cve',
+        'v.euvd',
+        'v.summary',
+        'v.cisa_kev',
+        'v.eu_kev',
+        'c.name',
+        'c.version',
+        purlColumn('c').as('purl'),
+        'f.releases',
+      ])
       .where('f.product_id', '=', productId)
       .where('f.gone_at', 'is', null)
       .where('v.exploited', '=', 1)

@@ -1,6 +1,7 @@
 import { type SelectQueryBuilder, sql } from 'kysely';
 import type { Executor } from '../../db/index.js';
 import type { DB } from '../../db/schema.js';
+import { purlColumn } from '../../sbom/store/components.repo.js';
 
 // A page of an organisation's live findings, in the order of every list of findings (exploited
 // first, then CVSS, then EPSS, missing scores last) and a stable tiebreak, with its filters
@@ -132,7 +133,7 @@ export const findingsPageRepo = {
         'p.sku',
         'c.name',
         'c.version',
-        'c.purl',
+        purlColumn('c').as('purl'),
         'v.aliases',
         'v.cve',
         'v.euvd',
