@@ -107,6 +107,13 @@ export function purlNameDiffers(name: string, purl: string | null): 0 | 1 {
 export const FORMS = { purlAbbreviated: 1, refAbbreviated: 2, refIsPurl: 4 } as const;
 export const ABBREVIATION_MARK = '\u0001';
 
+/** `value` with the mark where it first holds `nameAtVersion`; null where that would not be exact. */
+function markedAt(value: string, nameAtVersion: string): string | null {
+  const at = value.indexOf(nameAtVersion);
+  if (at === -1 || value.includes(ABBREVIATION_MARK)) return null;
+  return value.slice(0, at) + ABBREVIATION_MARK + value.slice(at + nameAtVersion.length);
+}
+
 /** The purl and ref of `c` as stored, and their `forms` (`differs`: purlNameDiffers of c). */
 export function abbreviate(
   c: Pick<NormalisedComponent, 'name' | 'version' | 'purl' | 'ref'>,
@@ -120,28 +127,19 @@ export function abbreviate(
   if (version === null || (purl === null && ref === null)) return { purl, ref, forms: 0 };
   const nameAtVersion = `${name}@${version}`;
   let forms = 0;
-  let storedPurl = purl;
   // Only a purl that names the component's own package: the others are looked up by the purl as
   // stored (the partial purl index of migration 014).
-  if (purl !== null && differs === 0) {
-    const at = purl.indexOf(nameAtVersion);
-    if (at !== -1 && !purl.includes(ABBREVIATION_MARK)) {
-      storedPurl = purl.slice(0, at) + ABBREVIATION_MARK + purl.slice(at + nameAtVersion.length);
-      forms |= FORMS.purlAbbreviated;
-    }
-  }
-  let storedRef = ref;
+  const storedPurl = purl !== null && differs === 0 ? markedAt(purl, nameAtVersion) : null;
+  if (storedPurl !== null) forms |= FORMS.purlAbbreviated;
+  let storedRef: string | null = null;
   if (ref !== null && ref === purl) {
     storedRef = ABBREVIATION_MARK;
     forms |= FORMS.refIsPurl;
   } else if (ref !== null) {
-    const at = ref.indexOf(nameAtVersion);
-    if (at !== -1 && !ref.includes(ABBREVIATION_MARK)) {
-      storedRef = ref.slice(0, at) + ABBREVIATION_MARK + ref.slice(at + nameAtVersion.length);
-      forms |= FORMS.refAbbreviated;
-    }
+    storedRef = markedAt(ref, nameAtVersion);
+    if (storedRef !== null) forms |= FORMS.refAbbreviated;
   }
-  return { purl: storedPurl, ref: storedRef, forms };
+  return { purl: storedPurl ?? purl, ref: storedRef ?? ref, forms };
 }
 
 /** The purl and ref as sent, from the stored columns (what purlColumn and refColumn do in SQL). */
@@ -149,14 +147,9 @@ export function expandAbbreviated(row: { name: string; version: string | null; p
   purl: string | null;
   ref: string | null;
 } {
-  const nameAtVersion = `${row.name}@${row.version}`;
-  const purl = row.forms & FORMS.purlAbbreviated ? row.purl!.replace(ABBREVIATION_MARK, () => nameAtVersion) : row.purl;
-  const ref =
-    row.forms & FORMS.refIsPurl
-      ? purl
-      : row.forms & FORMS.refAbbreviated
-        ? row.ref!.replace(ABBREVIATION_MARK, () => nameAtVersion)
-        : row.ref;
+  const unmarked = (value: string | null) => value!.replace(ABBREVIATION_MARK, () => `${row.name}@${row.version}`);
+  const purl = row.forms & FORMS.purlAbbreviated ? unmarked(row.purl) : row.purl;
+  const ref = row.forms & FORMS.refIsPurl ? purl : row.forms & FORMS.refAbbreviated ? unmarked(row.ref) : row.ref;
   return { purl, ref };
 }
 

@@ -45,8 +45,8 @@ export function readSbomDocument(
 /**
  * A read document in compact columns of bytes, which a worker hands to the event loop without a
  * copy (and the event loop never has to build a string per component it already stores):
- * - `texts`: every component's text as stored (storedText in component-rows.ts: its purl and
- *   ref abbreviated) in UTF-8, one after another; the i-th runs from byte `offsets[i]` to
+ * - `texts`: every component's text as stored (componentTexts in component-rows.ts: its purl
+ *   and ref abbreviated) in UTF-8, one after another; the i-th runs from byte `offsets[i]` to
  *   `offsets[i + 1]`;
  * - `keys`: their keys (of the text as sent, componentText) in ASCII, separated by commas, so
  *   the i-th starts at byte i × KEY_STRIDE and any run of them is a comma-separated list as it

@@ -15,26 +15,27 @@ export interface StoredComponent extends ComponentFields {
   id: number;
 }
 
-/** A component's name@version, in SQL, from the columns of `alias`. */
-const nameAtVersion = (alias: string) => sql`${sql.ref(`${alias}.name`)} || '@' || ${sql.ref(`${alias}.version`)}`;
+/** `column` of the components row `alias` with its name@version put back where the mark is. */
+const unmarked = (alias: string, column: 'purl' | 'ref') =>
+  sql`replace(${sql.ref(`${alias}.${column}`)}, ${ABBREVIATION_MARK}, ${sql.ref(`${alias}.name`)} || '@' || ${sql.ref(`${alias}.version`)})`;
+
+/** Whether `forms` of the components row `alias` holds `form`. */
+const holds = (alias: string, form: number) => sql`(${sql.ref(`${alias}.forms`)} & ${sql.lit(form)}) <> 0`;
 
 /**
  * The purl of the components row `alias` as it was sent: stored abbreviated where `forms` says
  * so (component-rows.ts, abbreviate). Every read of a purl goes through it.
  */
 export function purlColumn(alias: string) {
-  const purl = sql.ref(`${alias}.purl`);
-  return sql<string | null>`case when (${sql.ref(`${alias}.forms`)} & ${sql.lit(FORMS.purlAbbreviated)}) <> 0
-    then replace(${purl}, ${ABBREVIATION_MARK}, ${nameAtVersion(alias)}) else ${purl} end`;
+  return sql<
+    string | null
+  >`case when ${holds(alias, FORMS.purlAbbreviated)} then ${unmarked(alias, 'purl')} else ${sql.ref(`${alias}.purl`)} end`;
 }
 
 /** The ref (bom-ref, SPDXID) of the components row `alias` as it was sent (as purlColumn). */
 export function refColumn(alias: string) {
-  const ref = sql.ref(`${alias}.ref`);
-  const forms = sql.ref(`${alias}.forms`);
-  return sql<string | null>`case when (${forms} & ${sql.lit(FORMS.refIsPurl)}) <> 0 then ${purlColumn(alias)}
-    when (${forms} & ${sql.lit(FORMS.refAbbreviated)}) <> 0 then replace(${ref}, ${ABBREVIATION_MARK}, ${nameAtVersion(alias)})
-    else ${ref} end`;
+  return sql<string | null>`case when ${holds(alias, FORMS.refIsPurl)} then ${purlColumn(alias)}
+    when ${holds(alias, FORMS.refAbbreviated)} then ${unmarked(alias, 'ref')} else ${sql.ref(`${alias}.ref`)} end`;
 }
 
 /** The organisation's number (organisations.number), which its components store, as a scalar subquery. */
