@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Database, Trx } from '../../src/db/index.js';
 import { createServices } from '../../src/services.js';
@@ -57,10 +57,13 @@ describe(`Database.bulkInsert (${TEST_BACKEND})`, () => {
     return id;
   }
 
+  /** Row i's key: unique within the organisation, as the (org, key) index wants. */
+  const keyOf = (sbomId: string, i: number) => createHash('sha256').update(`${sbomId}/${i}`).digest().subarray(0, 16);
+
   const values = (sbomId: string, rows: number) =>
     Array.from({ length: rows }, (_, i) => [
       org,
-      Buffer.alloc(16, i),
+      keyOf(sbomId, i),
       `${sbomId}/${String(i).padStart(5, '0')}`,
       i % 3 === 0 ? null : `1.${i}`,
       `pkg:npm/c-${i}`,
@@ -91,7 +94,7 @@ describe(`Database.bulkInsert (${TEST_BACKEND})`, () => {
         { ...row, org: Number(row.org), key: Buffer.from(row.key) },
         {
           org,
-          key: Buffer.alloc(16, i),
+          key: keyOf(sbomId, i),
           name: `${sbomId}/${String(i).padStart(5, '0')}`,
           version: i % 3 === 0 ? null : `1.${i}`,
           purl: `pkg:npm/c-${i}`,

@@ -8,6 +8,14 @@ import { createTestDatabase, TEST_BACKEND, type TestDatabase } from '../helpers/
 // statements on PostgreSQL): rows found by a unique key or stored, in one transaction, the ids
 // in order; the process's other writes wait their turn, and the event loop goes on meanwhile.
 
+/** The key of row i of `prefix`: the name's first, then the row's (keys are unique per organisation). */
+function keyOf(prefix: string, i: number): Buffer {
+  const key = Buffer.alloc(16, i % 251);
+  key.write(prefix.padEnd(4, '.').slice(0, 4), 0, 'latin1');
+  key.writeUInt32BE(i, 4);
+  return key;
+}
+
 /** Rows of the components table: name `${prefix}-${i}`, a key of the index's bytes, every fourth flagged. */
 function rows(org: number, prefix: string, count: number, pick?: number[]): PackedRows {
   const texts: Buffer[] = [];
@@ -22,14 +30,13 @@ function rows(org: number, prefix: string, count: number, pick?: number[]): Pack
     offsets[i] = at;
     at += text.length;
     texts.push(text);
-    keys.set(Buffer.alloc(16, i % 251), i * 16);
-    keys[i * 16] = i >> 8;
+    keys.set(keyOf(prefix, i), i * 16);
     flags[i] = i % 4 === 0 ? 1 : 0;
   }
   offsets[count] = at;
   return {
     table: 'components',
-    unique: ['org', 'name', 'key'],
+    unique: ['org', 'key'],
     shared: { org },
     textColumns: ['name', 'version', 'purl', 'type', 'licenses', 'ref'],
     keepEmpty: ['name'],
@@ -80,8 +87,7 @@ describe(`Database.findOrInsert (${TEST_BACKEND})`, () => {
     const byId = new Map(saved.map((r) => [Number(r.id), r]));
     for (const i of [0, 1, 3, 4, 11_999]) {
       const row = byId.get(ids[i]!)!;
-      const key = Buffer.alloc(16, i % 251);
-      key[0] = i >> 8;
+      const key = keyOf('a', i);
       assert.deepEqual(
         { ...row, id: 0, org: Number(row.org), key: Buffer.from(row.key), purl_name_differs: Number(row.purl_name_differs) },
         {

@@ -3,7 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import type { Kysely } from 'kysely';
 import { migrateToLatest } from '../../src/db/index.js';
+import { frozen002 } from '../../src/db/migrations/002-shared-components.js';
 import { frozen014 } from '../../src/db/migrations/014-compact-components.js';
+import { frozen016 } from '../../src/db/migrations/016-name-prefixed-keys.js';
 import { createServices } from '../../src/services.js';
 import { componentsRepo } from '../../src/sbom/store/components.repo.js';
 import { fieldsAt, KEY_STRIDE, readSbomBytes } from '../../src/sbom/parse/read-sbom.js';
@@ -61,16 +63,20 @@ describe('migration 014 agrees with the live SBOM code', () => {
     assert.equal(purlNameDiffers('x', null), 0);
   });
 
-  it('turns a stored key into the bytes the ingest stores for it', () => {
+  it('turns a stored key into the bytes that 016 re-keys into those the ingest stores', () => {
     const texts = [
       'a\u0000b',
       storedComponentText({ name: 'Grüße ✓', version: '2', purl: null, type: null, licenses: null, ref: 'x' }),
       '',
     ];
     for (const text of texts) {
-      const key = componentKey(text);
-      const column = Buffer.from(`${key},`, 'latin1');
-      assert.deepEqual(Buffer.from(decodeKeys(column, KEY_STRIDE, [0])), frozen014.keyBytes(key), text);
+      const column = Buffer.from(`${componentKey(text)},`, 'latin1');
+      const name = text.split('\u0000')[0]!;
+      assert.deepEqual(
+        Buffer.from(decodeKeys(column, KEY_STRIDE, [0])),
+        frozen016.rekeyed(name, frozen014.keyBytes(frozen002.componentKey(text))),
+        text,
+      );
     }
   });
 });
@@ -142,7 +148,7 @@ describe(`migration 014 on a database that holds components (${TEST_BACKEND})`, 
         org.ids.push(id);
         await legacy
           .insertInto('components')
-          .values({ id, org_id: org.id, key: componentKey(storedComponentText(f as never)), ...f })
+          .values({ id, org_id: org.id, key: frozen002.componentKey(storedComponentText(f as never)), ...f })
           .execute();
       }
       await legacy

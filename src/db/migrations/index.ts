@@ -13,6 +13,7 @@ import { disclosure } from './012-disclosure.js';
 import { changeNotices } from './013-change-notices.js';
 import { compactComponents } from './014-compact-components.js';
 import { abbreviatedComponents } from './015-abbreviated-components.js';
+import { namePrefixedKeys } from './016-name-prefixed-keys.js';
 
 /**
  * Every migration, in name order (the order they run in; a later-numbered one may land first,
@@ -33,4 +34,5 @@ export const migrations: readonly PortableMigration[] = [
   changeNotices,
   compactComponents,
   abbreviatedComponents,
+  namePrefixedKeys,
 ];

@@ -39,18 +39,59 @@ const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345678
 
 export const KEY_LENGTH = 22;
 
+// A key is 16 bytes (22 characters of base64url): the first 3 its name's (namePrefix), the other
+// 13 the first 104 bits of the SHA-256 of its text. Ordered by name first, the one unique index,
+// (org, key), finds a stored component by its content and serves search by name through a range
+// of keys (namedKeyRange; migration 016).
+//
 // Called once per component of every upload, so keys take the cheapest path: the one-shot hash
-// straight to base64url (no Buffer in between). The first 21 characters of the whole digest's
-// base64url are those of its first 16 bytes; the 22nd holds the last 2 bits of byte 16 and, in
-// the whole digest, 4 bits of byte 17, which are masked off. This table maps the 22nd
-// character's code to the key's last character's.
+// straight to base64url (no Buffer in between). The name's 3 bytes are the key's first 4
+// characters; the digest's first 17 characters are the next 17; the 22nd holds the top 2 bits of
+// the digest's 18th character (the last 2 bits of its byte 13) and 4 zero bits. This table maps
+// the digest's 18th character's code to the key's last character's.
 const LAST_KEY_CHARACTER = new Uint8Array(128);
 for (let i = 0; i < 64; i++) LAST_KEY_CHARACTER[BASE64URL.charCodeAt(i)] = BASE64URL.charCodeAt(i & 0b110000);
 
-/** 128 bits of SHA-256, base64url (22 characters): no collision in any realistic portfolio. */
+/** Characters of a key that hold its name's bytes. */
+const NAME_CHARACTERS = 4;
+
+/**
+ * A digest of a component's name: FNV-1a over its UTF-16 code units, to its end or to its first
+ * NUL (so a component's text, which starts with its name and a NUL, gives its name's), mixed by
+ * murmur3's finaliser; 32 bits.
+ */
+function nameDigest(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0) break;
+    h = Math.imul(h ^ c, 0x01000193);
+  }
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/**
+ * The first 3 bytes of the keys of a component named as `text` (a name, or a component's text):
+ * its first UTF-16 code unit (0xff for any past 0xfe, 0 for an empty name), then 16 bits of
+ * nameDigest. The first byte keeps the index in the order SBOM tools list components (by name),
+ * so the new components of a document land a stretch of the index at a time, which stays in the
+ * writer's cache; the digest picks one name's keys out of those of its first character. Part of
+ * the stored format: migration 016 holds a frozen copy (test/db/migration-016.test.ts).
+ */
+export function namePrefix(text: string): number {
+  const first = text.length === 0 ? 0 : Math.min(text.charCodeAt(0), 0xff);
+  return (first << 16) | (nameDigest(text) & 0xffff);
+}
+
+/** The key of a component's text (componentText: its name first), base64url. */
 export function componentKey(text: string): string {
-  const whole = hash('sha256', text, 'base64url');
-  return whole.slice(0, KEY_LENGTH - 1) + String.fromCharCode(LAST_KEY_CHARACTER[whole.charCodeAt(KEY_LENGTH - 1)]!);
+  const target = new Uint8Array(KEY_LENGTH);
+  writeComponentKey(text, target, 0);
+  return String.fromCharCode(...target);
 }
 
 /**
@@ -59,9 +100,28 @@ export function componentKey(text: string): string {
  * write is a call into C++ that cost more than the 22 characters (~2 ms per 10,000 keys).
  */
 export function writeComponentKey(text: string, target: Uint8Array, at: number): void {
+  const name = namePrefix(text);
+  target[at] = BASE64URL.charCodeAt(name >>> 18);
+  target[at + 1] = BASE64URL.charCodeAt((name >>> 12) & 63);
+  target[at + 2] = BASE64URL.charCodeAt((name >>> 6) & 63);
+  target[at + 3] = BASE64URL.charCodeAt(name & 63);
   const whole = hash('sha256', text, 'base64url');
-  for (let i = 0; i < KEY_LENGTH - 1; i++) target[at + i] = whole.charCodeAt(i);
-  target[at + KEY_LENGTH - 1] = LAST_KEY_CHARACTER[whole.charCodeAt(KEY_LENGTH - 1)]!;
+  const digestCharacters = KEY_LENGTH - NAME_CHARACTERS - 1;
+  for (let i = 0; i < digestCharacters; i++) target[at + NAME_CHARACTERS + i] = whole.charCodeAt(i);
+  target[at + KEY_LENGTH - 1] = LAST_KEY_CHARACTER[whole.charCodeAt(digestCharacters)]!;
+}
+
+/**
+ * The keys of the components named `name` lie between these two (inclusive, as bytes): its
+ * namePrefix followed by 13 bytes of 0x00, and by 13 of 0xff.
+ */
+export function namedKeyRange(name: string): [Buffer, Buffer] {
+  const prefix = namePrefix(name);
+  const low = Buffer.alloc(KEY_BYTES);
+  low.writeUIntBE(prefix, 0, 3);
+  const high = Buffer.alloc(KEY_BYTES, 0xff);
+  high.writeUIntBE(prefix, 0, 3);
+  return [low, high];
 }
 
 /**

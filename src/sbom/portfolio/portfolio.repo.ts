@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/index.js';
 import { purlName } from '../parse/component-rows.js';
-import { orgNumber, purlColumn } from '../store/components.repo.js';
+import { named, orgNumber, purlColumn } from '../store/components.repo.js';
 
 export interface RevisionRef {
   sbom_id: string;
@@ -16,8 +16,9 @@ export interface RevisionRef {
 export const portfolioRepo = {
   /**
    * The organisation's components with this purl, or this name (and version). By purl: those
-   * named as the purl names its package, through the (org, name, key) index, and the few named
-   * otherwise, through the partial purl index (migration 014); no component is in both.
+   * named as the purl names its package, through the range of keys their name starts (named),
+   * and the few named otherwise, through the partial purl index (migration 014); no component
+   * is in both.
    */
   async matching(db: Executor, orgId: string, match: { purl: string } | { name: string; version?: string }) {
     const org = orgNumber(orgId);
@@ -27,13 +28,13 @@ export const portfolioRepo = {
         .select(['c.id', 'c.name', 'c.version', purlColumn('c').as('purl')])
         .where('c.org', '=', org);
     if ('purl' in match) {
-      const named = purlName(match.purl);
+      const name = purlName(match.purl);
       // The purls of this partial index are stored whole (abbreviate, component-rows.ts).
       const otherwise = await components().where('c.purl_name_differs', '=', 1).where('c.purl', '=', match.purl).execute();
-      if (named === null) return otherwise;
-      return [...(await components().where('c.name', '=', named).where(purlColumn('c'), '=', match.purl).execute()), ...otherwise];
+      if (name === null) return otherwise;
+      return [...(await components().where(named('c', name)).where(purlColumn('c'), '=', match.purl).execute()), ...otherwise];
     }
-    let query = components().where('c.name', '=', match.name);
+    let query = components().where(named('c', match.name));
     if (match.version !== undefined) query = query.where('c.version', '=', match.version);
     return query.execute();
   },

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Database, Executor, Trx } from '../../db/index.js';
 import type { ComponentFields } from '../parse/component-rows.js';
-import { ABBREVIATION_MARK, decodeKeys, FORMS, KEY_BYTES } from '../parse/component-rows.js';
+import { ABBREVIATION_MARK, decodeKeys, FORMS, KEY_BYTES, namedKeyRange } from '../parse/component-rows.js';
 import { KEY_STRIDE, type SbomReading } from '../parse/read-sbom.js';
 import { decodeIds, encodeIds } from './id-list.js';
 
@@ -38,6 +38,15 @@ export function refColumn(alias: string) {
     when ${holds(alias, FORMS.refAbbreviated)} then ${unmarked(alias, 'ref')} else ${sql.ref(`${alias}.ref`)} end`;
 }
 
+/**
+ * Whether the components row `alias` is named `name`: through the range of keys its name's bytes
+ * start (the unique (org, key) index; migration 016), then by the name itself.
+ */
+export function named(alias: string, name: string) {
+  const [low, high] = namedKeyRange(name);
+  return sql<boolean>`${sql.ref(`${alias}.key`)} between ${low} and ${high} and ${sql.ref(`${alias}.name`)} = ${name}`;
+}
+
 /** The organisation's number (organisations.number), which its components store, as a scalar subquery. */
 export const orgNumber = (orgId: string) => sql<number>`(select number from organisations where id = ${orgId})`;
 
@@ -71,7 +80,7 @@ function packed(reading: SbomReading, positions: readonly number[], org: number)
   }
   return {
     table: 'components',
-    unique: ['org', 'name', 'key'],
+    unique: ['org', 'key'],
     shared: { org },
     textColumns: TEXT_COLUMNS,
     // A component's name is never null: one without a name is stored with an empty one.
@@ -96,7 +105,7 @@ export const componentsRepo = {
 
   /**
    * The ids of the read document's components at `positions`, in that order: each found by its
-   * content (the unique (org, name, key) index) or stored, all in one transaction of their own
+   * content (the unique (org, key) index) or stored, all in one transaction of their own
    * (Database.findOrInsert). A component listed twice is stored once, and both get its id.
    */
   findOrInsert(database: Database, org: number, reading: SbomReading, positions: readonly number[]): Promise<Float64Array> {

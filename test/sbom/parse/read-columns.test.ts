@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { AppError } from '../../../src/errors.js';
 import {
@@ -6,6 +7,8 @@ import {
   componentKey,
   componentText,
   KEY_LENGTH,
+  namePrefix,
+  namedKeyRange,
   storedComponentText,
   writeComponentKey,
 } from '../../../src/sbom/parse/component-rows.js';
@@ -35,8 +38,14 @@ describe('SBOM reading columns', () => {
     assert.equal(none.keys.byteLength, 0);
   });
 
-  it('the key is the base64url of the first 16 bytes of the SHA-256 of the text', async () => {
-    const { createHash } = await import('node:crypto');
+  /** A key from its definition: the name's 3 bytes, then 13 of the text's SHA-256. */
+  const expectedKey = (text: string) => {
+    const name = namePrefix(text.split('\u0000')[0]!);
+    const digest = createHash('sha256').update(text).digest();
+    return Buffer.concat([Buffer.from([name >>> 16, (name >>> 8) & 0xff, name & 0xff]), digest.subarray(0, 13)]).toString('base64url');
+  };
+
+  it("the key is the base64url of the name's 3 bytes and the first 13 of the text's SHA-256", () => {
     for (let i = 0; i < 2_000; i++) {
       const text = componentText({
         name: `c-${i}-${'ü'.repeat(i % 7)}`,
@@ -46,17 +55,42 @@ describe('SBOM reading columns', () => {
         licenses: [],
         ref: null,
       });
-      assert.equal(componentKey(text), createHash('sha256').update(text).digest().subarray(0, 16).toString('base64url'));
+      assert.equal(componentKey(text), expectedKey(text));
     }
   });
 
-  it('the key column holds componentKey of each text, written a character at a time', () => {
+  it('the key column holds the key of each text, written a character at a time', () => {
     const target = new Uint8Array(KEY_LENGTH + 2).fill(0x2c);
     for (let i = 0; i < 5_000; i++) {
       const text = `c-${i}-${['', 'ü', 'ü€', 'ü€😀'][i % 4]}\u0000${i * 7919}`;
       writeComponentKey(text, target, 1);
-      assert.equal(Buffer.from(target).toString('latin1'), `,${componentKey(text)},`, text);
+      assert.equal(Buffer.from(target).toString('latin1'), `,${expectedKey(text)},`, text);
     }
+  });
+
+  it("a name's keys lie in its range, and no other name's unless they share its 3 bytes", () => {
+    const names = ['lodash', 'log4j-core', '@babel/core', 'zlib-ñandú-日本語-€-😀', '', 'a'.repeat(300)];
+    for (const name of names) {
+      const [low, high] = namedKeyRange(name);
+      assert.equal(namePrefix(name), namePrefix(`${name}\u0000anything`), "a text gives its name's bytes");
+      for (const version of ['1', '2.0.0', '']) {
+        const key = Buffer.from(componentKey(`${name}\u0000${version}\u0000\u0000library\u0000\u0000`), 'base64url');
+        assert.ok(Buffer.compare(low, key) <= 0 && Buffer.compare(key, high) <= 0, `${name}@${version}`);
+      }
+      for (const other of names.filter((n) => n !== name)) {
+        const key = Buffer.from(componentKey(`${other}\u00001`), 'base64url');
+        const inside = Buffer.compare(low, key) <= 0 && Buffer.compare(key, high) <= 0;
+        assert.equal(inside, namePrefix(other) === namePrefix(name), `${other} in ${name}'s range`);
+      }
+    }
+    // The first byte is the first character's (in the order SBOM tools list components, by
+    // name); the other two spread names of one first character: 5,000 such names share few.
+    assert.deepEqual(
+      ['lodash', 'Lodash', '', 'ñ', '日本', '\u00ff', '\u00fe'].map((n) => namePrefix(n) >>> 16),
+      [0x6c, 0x4c, 0, 0xf1, 0xff, 0xff, 0xfe],
+    );
+    const prefixes = new Set(Array.from({ length: 5_000 }, (_, i) => namePrefix(`package-${i}`)));
+    assert.ok(prefixes.size > 4_750, `${prefixes.size} distinct prefixes`);
   });
 
   it("a component's licences are stored as the JSON array of them, whatever they hold", () => {
