@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import type { Kysely } from 'kysely';
 import { migrateToLatest } from '../../src/db/index.js';
@@ -12,6 +11,7 @@ import { fieldsAt, KEY_STRIDE, readSbomBytes } from '../../src/sbom/parse/read-s
 import { componentKey, decodeKeys, purlName, purlNameDiffers, storedComponentText } from '../../src/sbom/parse/component-rows.js';
 import { encodeIds } from '../../src/sbom/store/id-list.js';
 import { allowDirectWrites, databaseMigratedTo, TEST_BACKEND } from '../helpers/db.js';
+import { legacyRevision } from '../helpers/legacy-rows.js';
 import { cycloneDx16 } from '../sbom/sbom-fixtures.js';
 
 // A migrator of its own writes outside Database.transaction.
@@ -93,7 +93,6 @@ describe(`migration 014 on a database that holds components (${TEST_BACKEND})`, 
 
     // Two organisations, a product and a revision each, with components as 002 stored them.
     const legacy = database.db as unknown as Kysely<any>;
-    const at = '2026-11-01T00:00:00.000Z';
     const doc = cycloneDx16(6, { version: '1.0.0' });
     // One component named otherwise than its purl names it: found through the partial index.
     doc.components[2] = { ...doc.components[2], name: '@scope/lib-2', purl: 'pkg:npm/%40scope/lib-2@1.0.2' };
@@ -102,46 +101,7 @@ describe(`migration 014 on a database that holds components (${TEST_BACKEND})`, 
     const orgs: Array<{ id: string; slug: string; productId: string; sbomId: string; ids: number[] }> = [];
     let nextId = 40;
     for (const slug of ['acme', 'globex']) {
-      const org = { id: randomUUID(), slug, productId: randomUUID(), sbomId: randomUUID(), ids: [] as number[] };
-      await legacy
-        .insertInto('organisations')
-        .values({ id: org.id, slug, name: slug, intake_mode: 'signal', created_at: at, registry_head: '' })
-        .execute();
-      await legacy
-        .insertInto('products')
-        .values({
-          id: org.productId,
-          org_id: org.id,
-          sku: 'GW-1',
-          name: 'Gateway',
-          status: 'active',
-          sbom_status: 'current',
-          sbom_components: reading.count,
-          created_at: at,
-          updated_at: at,
-        })
-        .execute();
-      const releaseId = randomUUID();
-      await legacy
-        .insertInto('releases')
-        .values({ id: releaseId, org_id: org.id, product_id: org.productId, version: '1.0.0', created_at: at })
-        .execute();
-      await legacy
-        .insertInto('sbom_revisions')
-        .values({
-          id: org.sbomId,
-          org_id: org.id,
-          product_id: org.productId,
-          release_id: releaseId,
-          revision: 1,
-          format: 'cyclonedx',
-          spec_version: '1.6',
-          digest: org.sbomId,
-          components: reading.count,
-          source: 'cli',
-          ingested_at: at,
-        })
-        .execute();
+      const org = { ...(await legacyRevision(legacy, slug, reading.count)), slug, ids: [] as number[] };
       for (const f of fields) {
         nextId += 3;
         const id = nextId;

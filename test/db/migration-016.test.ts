@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import type { Kysely } from 'kysely';
 import { migrateToLatest } from '../../src/db/index.js';
@@ -10,6 +10,7 @@ import { componentsRepo } from '../../src/sbom/store/components.repo.js';
 import { encodeIds } from '../../src/sbom/store/id-list.js';
 import { createServices } from '../../src/services.js';
 import { allowDirectWrites, databaseMigratedTo, TEST_BACKEND } from '../helpers/db.js';
+import { legacyRevision } from '../helpers/legacy-rows.js';
 import { cycloneDx16 } from '../sbom/sbom-fixtures.js';
 
 // A migrator of its own writes outside Database.transaction.
@@ -59,7 +60,6 @@ describe(`migration 016 on a database that holds components (${TEST_BACKEND})`, 
     const { database, remove } = await databaseMigratedTo('015-abbreviated-components');
     cleanups.push(remove);
     const legacy = database.db as unknown as Kysely<any>;
-    const at = '2026-11-01T00:00:00.000Z';
 
     // More components than one step of the migration, one named otherwise than its purl, one
     // with no version; two organisations holding the same components under their own rows.
@@ -72,47 +72,7 @@ describe(`migration 016 on a database that holds components (${TEST_BACKEND})`, 
     const orgs: Array<{ id: string; sbomId: string; ids: number[] }> = [];
     let nextId = 10;
     for (const [n, slug] of ['acme', 'globex'].entries()) {
-      const org = { id: randomUUID(), sbomId: randomUUID(), ids: [] as number[] };
-      await legacy
-        .insertInto('organisations')
-        .values({ id: org.id, slug, name: slug, intake_mode: 'signal', created_at: at, registry_head: '', number: 7 + n })
-        .execute();
-      const productId = randomUUID();
-      await legacy
-        .insertInto('products')
-        .values({
-          id: productId,
-          org_id: org.id,
-          sku: 'GW-1',
-          name: 'Gateway',
-          status: 'active',
-          sbom_status: 'current',
-          sbom_components: reading.count,
-          created_at: at,
-          updated_at: at,
-        })
-        .execute();
-      const releaseId = randomUUID();
-      await legacy
-        .insertInto('releases')
-        .values({ id: releaseId, org_id: org.id, product_id: productId, version: '1.0.0', created_at: at })
-        .execute();
-      await legacy
-        .insertInto('sbom_revisions')
-        .values({
-          id: org.sbomId,
-          org_id: org.id,
-          product_id: productId,
-          release_id: releaseId,
-          revision: 1,
-          format: 'cyclonedx',
-          spec_version: '1.6',
-          digest: org.sbomId,
-          components: reading.count,
-          source: 'cli',
-          ingested_at: at,
-        })
-        .execute();
+      const org = { ...(await legacyRevision(legacy, slug, reading.count, { number: 7 + n })), ids: [] as number[] };
       // Stored whole (forms 0) under 014's key: the first 16 bytes of the SHA-256 of the text.
       const rows = fields.map((f, i) => {
         nextId += 2;
