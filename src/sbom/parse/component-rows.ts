@@ -163,8 +163,46 @@ export function purlNameDiffers(name: string, purl: string | null): 0 | 1 {
  * where it held "name@version", and a ref that is the purl is stored as the mark alone; `forms`
  * says which (a value that holds the mark itself is stored as it is, so every form is exact).
  * Readers get the values back in SQL (components.repo.ts: purlColumn, refColumn).
+ *
+ * Two more forms (typeLibrary, licenceBare) hold the commonest type and licence list in fewer
+ * bytes: a type of "library" (most components of most documents) is stored empty, and a list of
+ * one licence that JSON writes without an escape ('["MIT"]') as the licence alone ('MIT'); read
+ * through typeColumn and licencesColumn. Rows stored before them hold both whole, with the bits
+ * clear.
  */
-export const FORMS = { purlAbbreviated: 1, refAbbreviated: 2, refIsPurl: 4 } as const;
+export const FORMS = { purlAbbreviated: 1, refAbbreviated: 2, refIsPurl: 4, typeLibrary: 8, licenceBare: 16 } as const;
+
+/** The type every component of that form had: stored empty (FORMS.typeLibrary). */
+export const LIBRARY = 'library';
+
+/**
+ * The type and licences text of a component as stored, and the forms they take (FORMS.typeLibrary,
+ * FORMS.licenceBare). `licences` is licensesText's: a list of one licence id that JSON writes as
+ * it is (no quote, backslash or control character to escape) is '["' + id + '"]'.
+ */
+export function compactTypeAndLicences(
+  type: string,
+  licences: string,
+  licenceList: readonly string[],
+): {
+  type: string;
+  licences: string;
+  forms: number;
+} {
+  let forms = 0;
+  let storedType = type;
+  let storedLicences = licences;
+  if (type === LIBRARY) {
+    storedType = '';
+    forms |= FORMS.typeLibrary;
+  }
+  // An empty id stays whole: stored empty it would read back as no licence.
+  if (licenceList.length === 1 && licenceList[0]!.length > 0 && licences.length === licenceList[0]!.length + 4) {
+    storedLicences = licenceList[0]!;
+    forms |= FORMS.licenceBare;
+  }
+  return { type: storedType, licences: storedLicences, forms };
+}
 export const ABBREVIATION_MARK = '\u0001';
 
 /** `value` with the mark where it first holds `nameAtVersion`; null where that would not be exact. */
@@ -213,6 +251,17 @@ export function expandAbbreviated(row: { name: string; version: string | null; p
   return { purl, ref };
 }
 
+/** The type and licences as sent, from the stored columns (what typeColumn and licencesColumn do in SQL). */
+export function expandCompact(row: { type: string | null; licenses: string | null; forms: number }): {
+  type: string | null;
+  licenses: string | null;
+} {
+  return {
+    type: row.forms & FORMS.typeLibrary ? LIBRARY : row.type || null,
+    licenses: row.forms & FORMS.licenceBare ? `["${row.licenses}"]` : row.licenses,
+  };
+}
+
 /** What the parse worker keeps of a component: its text as sent (its key's), as stored, and its flags. */
 export interface ComponentTexts {
   text: string;
@@ -228,8 +277,10 @@ export function componentTexts(c: NormalisedComponent): ComponentTexts {
   const licenses = licensesText(c.licenses);
   const text = [c.name, version, c.purl ?? '', type, licenses, c.ref ?? ''].join(SEP);
   const differs = purlNameDiffers(c.name, c.purl);
-  const { purl, ref, forms } = abbreviate(c, differs);
-  const stored = forms === 0 ? text : [c.name, version, purl ?? '', type, licenses, ref ?? ''].join(SEP);
+  const { purl, ref, forms: abbreviated } = abbreviate(c, differs);
+  const compact = compactTypeAndLicences(type, licenses, c.licenses);
+  const forms = abbreviated | compact.forms;
+  const stored = forms === 0 ? text : [c.name, version, purl ?? '', compact.type, compact.licences, ref ?? ''].join(SEP);
   return { text, stored, forms, purlNameDiffers: differs };
 }
 

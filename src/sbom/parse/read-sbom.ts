@@ -4,6 +4,7 @@ import {
   componentFields,
   componentTexts,
   expandAbbreviated,
+  expandCompact,
   KEY_LENGTH,
   writeComponentKey,
 } from './component-rows.js';
@@ -83,7 +84,8 @@ export function textAt(reading: SbomReading, i: number): string {
 /** The i-th component's fields as the document gave them (its text as stored, expanded). */
 export function fieldsAt(reading: SbomReading, i: number): ComponentFields {
   const fields = componentFields(textAt(reading, i));
-  return { ...fields, ...expandAbbreviated({ ...fields, forms: reading.forms[i]! }) };
+  const forms = reading.forms[i]!;
+  return { ...fields, ...expandAbbreviated({ ...fields, forms }), ...expandCompact({ ...fields, forms }) };
 }
 
 /** The keys of components `from` to `to` (exclusive) as a comma-separated list; the one key when `to` is from + 1. */

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Database, Executor, Trx } from '../../db/index.js';
 import type { ComponentFields } from '../parse/component-rows.js';
-import { ABBREVIATION_MARK, decodeKeys, FORMS, KEY_BYTES, namedKeyRange } from '../parse/component-rows.js';
+import { ABBREVIATION_MARK, decodeKeys, FORMS, KEY_BYTES, LIBRARY, namedKeyRange } from '../parse/component-rows.js';
 import { KEY_STRIDE, type SbomReading } from '../parse/read-sbom.js';
 import { decodeIds, encodeIds } from './id-list.js';
 
@@ -36,6 +36,20 @@ export function purlColumn(alias: string) {
 export function refColumn(alias: string) {
   return sql<string | null>`case when ${holds(alias, FORMS.refIsPurl)} then ${purlColumn(alias)}
     when ${holds(alias, FORMS.refAbbreviated)} then ${unmarked(alias, 'ref')} else ${sql.ref(`${alias}.ref`)} end`;
+}
+
+/** The type of the components row `alias` as it was sent (stored empty for FORMS.typeLibrary; an absent one, null or empty). */
+export function typeColumn(alias: string) {
+  return sql<
+    string | null
+  >`case when ${holds(alias, FORMS.typeLibrary)} then ${sql.lit(LIBRARY)} else nullif(${sql.ref(`${alias}.type`)}, '') end`;
+}
+
+/** The licences of the components row `alias` as their JSON list (stored as the one licence for FORMS.licenceBare). */
+export function licencesColumn(alias: string) {
+  return sql<
+    string | null
+  >`case when ${holds(alias, FORMS.licenceBare)} then '["' || ${sql.ref(`${alias}.licenses`)} || '"]' else ${sql.ref(`${alias}.licenses`)} end`;
 }
 
 /**
@@ -83,8 +97,10 @@ function packed(reading: SbomReading, positions: readonly number[], org: number)
     unique: ['org', 'key'],
     shared: { org },
     textColumns: TEXT_COLUMNS,
-    // A component's name is never null: one without a name is stored with an empty one.
-    keepEmpty: ['name'],
+    // A component's name is never null: one without a name is stored with an empty one. A type
+    // is stored empty rather than null (FORMS.typeLibrary; one byte, where a null costs a
+    // PostgreSQL row its null bitmap, 8 bytes once aligned).
+    keepEmpty: ['name', 'type'],
     texts,
     offsets,
     binary: { column: 'key', bytes: decodeKeys(reading.keys, KEY_STRIDE, positions), width: KEY_BYTES },
@@ -118,7 +134,15 @@ export const componentsRepo = {
     for (let i = 0; i < unique.length; i += LOOKUP_CHUNK) {
       const rows = await db
         .selectFrom('components as c')
-        .select(['c.id', 'c.name', 'c.version', purlColumn('c').as('purl'), 'c.type', 'c.licenses', refColumn('c').as('ref')])
+        .select([
+          'c.id',
+          'c.name',
+          'c.version',
+          purlColumn('c').as('purl'),
+          typeColumn('c').as('type'),
+          licencesColumn('c').as('licenses'),
+          refColumn('c').as('ref'),
+        ])
         .where('c.org', '=', orgNumber(orgId))
         .where('c.id', 'in', unique.slice(i, i + LOOKUP_CHUNK))
         .execute();

@@ -1,12 +1,23 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ABBREVIATION_MARK, abbreviate, expandAbbreviated, FORMS, purlNameDiffers } from '../../../src/sbom/parse/component-rows.js';
+import {
+  ABBREVIATION_MARK,
+  abbreviate,
+  compactTypeAndLicences,
+  componentText,
+  componentTexts,
+  expandAbbreviated,
+  expandCompact,
+  FORMS,
+  purlNameDiffers,
+} from '../../../src/sbom/parse/component-rows.js';
 import { componentsRepo } from '../../../src/sbom/store/components.repo.js';
 import { buildHarness, suiteTeardown } from '../../helpers/app.js';
 import { cycloneDx16 } from '../sbom-fixtures.js';
 
 // A component's purl and ref are stored abbreviated around its "name@version" where that is
-// exact (component-rows.ts, abbreviate; migration 015), and every reader gets them back whole.
+// exact (component-rows.ts, abbreviate; migration 015), its type "library" empty and a list of
+// one licence as the licence alone (compactTypeAndLicences), and every reader gets them back whole.
 
 interface Case {
   why: string;
@@ -154,7 +165,8 @@ describe('abbreviated purls and refs', () => {
     const byId = new Map(rows.map((r) => [Number(r.id), r]));
     read.forEach((c, i) => {
       const row = byId.get(c.id)!;
-      assert.equal(Number(row.forms), CASES[i]!.forms, CASES[i]!.why);
+      // Every case is a library with no licence: the type's form is set on all of them.
+      assert.equal(Number(row.forms), CASES[i]!.forms | FORMS.typeLibrary, CASES[i]!.why);
       assert.deepEqual({ purl: row.purl, ref: row.ref }, (({ purl, ref }) => ({ purl, ref }))(abbreviate(CASES[i]!)), CASES[i]!.why);
     });
 
@@ -179,5 +191,171 @@ describe('abbreviated purls and refs', () => {
       (await componentsRepo.ofRevision(h.database.db, acme.orgId, again.sbom.sbom_id)).map((c) => c.id),
       read.map((c) => c.id),
     );
+  });
+});
+
+/** Types and licence lists as the normaliser hands them on, with the forms they are stored in. */
+const COMPACT: Array<{
+  why: string;
+  type: string | null;
+  licenses: string[];
+  forms: number;
+  storedLicences: string;
+  /** Not sent in a document (the schema, the normaliser or the 422 of lone surrogates keeps it out). */
+  pureOnly?: true;
+}> = [
+  {
+    why: 'a library under one SPDX id',
+    type: 'library',
+    licenses: ['MIT'],
+    forms: FORMS.typeLibrary | FORMS.licenceBare,
+    storedLicences: 'MIT',
+  },
+  {
+    why: 'an expression',
+    type: 'library',
+    licenses: ['MIT OR Apache-2.0'],
+    forms: FORMS.typeLibrary | FORMS.licenceBare,
+    storedLicences: 'MIT OR Apache-2.0',
+  },
+  { why: 'two licences: whole', type: 'library', licenses: ['MIT', 'ISC'], forms: FORMS.typeLibrary, storedLicences: '["MIT","ISC"]' },
+  { why: 'no licence', type: 'framework', licenses: [], forms: 0, storedLicences: '' },
+  {
+    why: 'another type, one licence',
+    type: 'application',
+    licenses: ['GPL-2.0-only'],
+    forms: FORMS.licenceBare,
+    storedLicences: 'GPL-2.0-only',
+  },
+  { why: 'no type', type: null, licenses: ['Zlib'], forms: FORMS.licenceBare, storedLicences: 'Zlib', pureOnly: true },
+  {
+    why: 'a licence JSON escapes (quote): whole',
+    type: 'library',
+    licenses: ['The "Fair" Licence'],
+    forms: FORMS.typeLibrary,
+    storedLicences: '["The \\"Fair\\" Licence"]',
+  },
+  { why: 'a backslash: whole', type: 'library', licenses: ['a\\b'], forms: FORMS.typeLibrary, storedLicences: '["a\\\\b"]' },
+  { why: 'a control character: whole', type: 'library', licenses: ['x\u0001y'], forms: FORMS.typeLibrary, storedLicences: '["x\\u0001y"]' },
+  {
+    why: 'a lone surrogate: whole',
+    type: 'library',
+    licenses: ['x\ud800'],
+    forms: FORMS.typeLibrary,
+    storedLicences: '["x\\ud800"]',
+    pureOnly: true,
+  },
+  { why: 'an empty licence: whole', type: 'library', licenses: [''], forms: FORMS.typeLibrary, storedLicences: '[""]', pureOnly: true },
+  {
+    why: 'outside ASCII, bare',
+    type: 'library',
+    licenses: ['Licence ñandú 😀'],
+    forms: FORMS.typeLibrary | FORMS.licenceBare,
+    storedLicences: 'Licence ñandú 😀',
+  },
+  {
+    why: 'a licence that looks like a list',
+    type: 'library',
+    licenses: ['["MIT"]'],
+    forms: FORMS.typeLibrary,
+    storedLicences: '["[\\"MIT\\"]"]',
+  },
+  {
+    why: 'a type that is not quite library',
+    type: 'Library',
+    licenses: ['MIT'],
+    forms: FORMS.licenceBare,
+    storedLicences: 'MIT',
+    pureOnly: true,
+  },
+];
+
+describe('compact types and licences', () => {
+  it('a library is stored with an empty type and one licence bare, and both read back exactly', () => {
+    for (const c of COMPACT) {
+      const whole = JSON.parse(
+        componentText({ name: 'n', version: null, purl: null, type: c.type, licenses: c.licenses, ref: null }).split('\u0000')[4] || 'null',
+      );
+      assert.deepEqual(whole ?? [], c.licenses, `${c.why}: the text holds the list as JSON`);
+      const licencesText = c.licenses.length === 0 ? '' : JSON.stringify(c.licenses);
+      const stored = compactTypeAndLicences(c.type ?? '', licencesText, c.licenses);
+      assert.equal(stored.forms, c.forms, c.why);
+      assert.equal(stored.licences, c.storedLicences, c.why);
+      assert.equal(stored.type, c.forms & FORMS.typeLibrary ? '' : (c.type ?? ''), c.why);
+      assert.deepEqual(
+        expandCompact({ type: stored.type || null, licenses: stored.licences || null, forms: stored.forms }),
+        { type: c.type, licenses: licencesText || null },
+        c.why,
+      );
+      // The key's text is the one sent, whatever is stored.
+      const texts = componentTexts({ name: 'n', version: null, purl: null, type: c.type, licenses: c.licenses, ref: null });
+      assert.equal(texts.forms, c.forms, c.why);
+      assert.equal(
+        texts.text,
+        componentText({ name: 'n', version: null, purl: null, type: c.type, licenses: c.licenses, ref: null }),
+        c.why,
+      );
+    }
+  });
+
+  const teardown = suiteTeardown();
+
+  it('every reader gets them back from the database, from rows in either form', async () => {
+    const h = await buildHarness(teardown);
+    const acme = await h.tenant('acme', ['products:write']);
+    await h.products.addProduct('acme', 'GW-1', { name: 'Gateway' });
+    const doc = cycloneDx16(0);
+    const cases = COMPACT.filter((c) => !c.pureOnly);
+    doc.components = cases.map((c, i) => ({
+      type: c.type!,
+      name: `c${i}`,
+      version: '1.0.0',
+      'bom-ref': `c${i}@1.0.0`,
+      ...(c.licenses.length > 0
+        ? { licenses: c.licenses.map((l) => (/ OR /.test(l) ? { expression: l } : { license: { name: l } })) }
+        : {}),
+    }));
+    const ingested = await h.sbom.ingestSbom({ orgId: acme.orgId, sku: 'GW-1', bytes: Buffer.from(JSON.stringify(doc)), actor: 'test' });
+    const expected = cases.map((c) => ({ type: c.type, licenses: c.licenses.length === 0 ? null : JSON.stringify(c.licenses) }));
+    const read = await componentsRepo.ofRevision(h.database.db, acme.orgId, ingested.sbom.sbom_id);
+    assert.deepEqual(
+      read.map((c) => ({ type: c.type, licenses: c.licenses })),
+      expected,
+    );
+
+    // As stored: an empty type, the one licence alone.
+    const ids = read.map((c) => c.id);
+    const rows = await h.database.db.selectFrom('components').select(['id', 'type', 'licenses', 'forms']).where('id', 'in', ids).execute();
+    const byId = new Map(rows.map((r) => [Number(r.id), r]));
+    read.forEach((c, i) => {
+      const row = byId.get(c.id)!;
+      const want = cases[i]!;
+      assert.equal(Number(row.forms) & (FORMS.typeLibrary | FORMS.licenceBare), want.forms, want.why);
+      assert.equal(row.type, want.forms & FORMS.typeLibrary ? '' : want.type, want.why);
+      assert.equal(row.licenses ?? '', want.storedLicences, want.why);
+    });
+
+    // Rows stored before these forms (both whole, the bits clear) read the same; so do a type
+    // stored empty or null without the bit (a component with none).
+    await h.database.transaction(async (trx) => {
+      for (const [i, c] of cases.entries()) {
+        await trx
+          .updateTable('components')
+          .set({ type: c.type, licenses: c.licenses.length === 0 ? null : JSON.stringify(c.licenses), forms: 0 })
+          .where('id', '=', ids[i]!)
+          .execute();
+      }
+    });
+    const old = await componentsRepo.ofRevision(h.database.db, acme.orgId, ingested.sbom.sbom_id);
+    assert.deepEqual(
+      old.map((c) => ({ type: c.type, licenses: c.licenses })),
+      expected,
+    );
+    for (const none of ['', null]) {
+      await h.database.transaction((trx) =>
+        trx.updateTable('components').set({ type: none, forms: 0 }).where('id', '=', ids[0]!).execute(),
+      );
+      assert.equal((await componentsRepo.ofRevision(h.database.db, acme.orgId, ingested.sbom.sbom_id))[0]!.type, null);
+    }
   });
 });
