@@ -163,7 +163,7 @@ export function createVulnService(
       enqueue(async () => {
         // Without records there is nothing to match: the first OSV import reads them all.
         if (!(await matcher.anyRecords())) return;
-        await matcher.readComponents([...new Set(Array.from(componentIds))]);
+        await matcher.readComponents(componentIds);
         await engine.refreshProduct(productId);
       });
     },

@@ -7,7 +7,8 @@ import { sql } from 'kysely';
 import { useHarness } from '../helpers/app.js';
 import { TEST_BACKEND } from '../helpers/db.js';
 import { runCli } from '../helpers/cli.js';
-import { fixture, upload } from './helpers.js';
+import { COMPONENT_SLICE } from '../../src/vulns/matcher.js';
+import { fixture, sbomOf, upload } from './helpers.js';
 
 // From real feeds to findings, as an administrator works: the Go and PyPI OSV exports and the two
 // KEV catalogues imported with cra-admin, SBOMs pushed through the API, findings listed, analysed,
@@ -259,6 +260,72 @@ describe('vulnerability intelligence from real feeds', () => {
       .where('vuln_key', '=', 'CVE-2020-36567')
       .execute();
     assert.ok(stored.some((f) => f.gone_at !== null && f.gone_with === '1.0.0 revision 2'));
+  });
+
+  it('reads a revision longer than a slice once per component, one listed twice across slices too', async () => {
+    const h = harness();
+    await h.products.addProduct('acme', 'BIG-1', { name: 'Big gateway' });
+    const { secret: key } = await h.keys.createKey({ org: 'acme', name: 'big-pipeline', scopes: ['products:write'] });
+    const filler = (i: number) => ({
+      type: 'library',
+      'bom-ref': `f${i}`,
+      name: `filler-${i}`,
+      version: '1.0.0',
+      purl: `pkg:npm/filler-${i}@1.0.0`,
+    });
+    // gin without a bom-ref, listed twice (it differs only in a description, which is not stored):
+    // one component, in the first slice and in the third.
+    const gin = (where: string) => ({ type: 'library', name: 'gin', version: 'v1.5.0', purl: GIN, description: where });
+    const salt = { type: 'library', 'bom-ref': 'salt', name: 'salt', version: '3000.1', purl: SALT };
+    const count = 2 * COMPONENT_SLICE + 2_000;
+    const components: object[] = [];
+    for (let i = 0; components.length < count; i++) {
+      if (components.length === 3) components.push(gin('first'));
+      else if (components.length === COMPONENT_SLICE) components.push(salt);
+      else if (components.length === 2 * COMPONENT_SLICE + 7) components.push(gin('again'));
+      else components.push(filler(i));
+    }
+    const post = async (release: string, list: object[]) => {
+      const doc = { ...sbomOf([], release), components: list };
+      const res = await h.request({
+        method: 'POST',
+        url: '/api/v1/external/products/BIG-1/sbom',
+        key,
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify(doc),
+      });
+      assert.equal(res.statusCode, 201, res.body);
+      await h.vulns.idle();
+    };
+    await post('1.0.0', components);
+    const findings = async () =>
+      (await cli('finding', 'list', '--org', 'acme', '--sku', 'BIG-1', '--json')).json().findings as Array<{
+        vulnerability: string;
+        releases: string[];
+      }>;
+    const first = await findings();
+    for (const vuln of ['CVE-2020-11651', 'CVE-2020-36567']) {
+      assert.deepEqual(first.find((f) => f.vulnerability === vuln)?.releases, ['1.0.0'], vuln);
+    }
+    // Every distinct component read once.
+    const { rows } = await sql<{ read: number | string; distinct_read: number | string }>`
+      select count(*) as read, count(distinct cp.component_id) as distinct_read
+      from component_packages cp join components c on c.id = cp.component_id
+      where c.name like 'filler-%' or (c.name = 'gin' and c.ref is null) or (c.name = 'salt' and c.ref = 'salt')`.execute(h.database.db);
+    assert.deepEqual(
+      rows.map((r) => [Number(r.read), Number(r.distinct_read)]),
+      [[count - 1, count - 1]],
+    );
+    const [coverage] = (await cli('finding', 'coverage', '--org', 'acme', '--sku', 'BIG-1', '--json')).json();
+    assert.equal(coverage.matchable, coverage.components);
+
+    // A second release holding gin and salt among others: their findings name both releases,
+    // sorted; a component only the first release holds keeps its one.
+    await post('0.9.0', [gin('first'), salt, ...components.slice(20, 30)]);
+    const both = await findings();
+    for (const vuln of ['CVE-2020-11651', 'CVE-2020-36567']) {
+      assert.deepEqual(both.find((f) => f.vulnerability === vuln)?.releases, ['0.9.0', '1.0.0'], vuln);
+    }
   });
 
   it('refuses what it cannot read, clearly', async () => {
