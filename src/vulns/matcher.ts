@@ -54,9 +54,9 @@ const READ_SLICE = 1_000;
 /** Components read, matched and recorded at a time (readComponents). */
 export const COMPONENT_SLICE = 5_000;
 
-async function chunked<T>(items: readonly T[], run: (chunk: T[]) => Promise<void>, size: number): Promise<void> {
+async function chunked<T>(items: ArrayLike<T>, run: (chunk: T[]) => Promise<void>, size: number): Promise<void> {
   for (let i = 0; i < items.length; i += size) {
-    await run(items.slice(i, i + size));
+    await run(Array.prototype.slice.call(items, i, i + size) as T[]);
     // Long runs give the event loop a turn between chunks: requests keep being served.
     await turn();
   }
@@ -236,12 +236,13 @@ export function createMatcher(database: Database) {
      */
     async readComponents(componentIds: ArrayLike<number>): Promise<number[]> {
       const versions = new Set<number>();
-      for (let from = 0; from < componentIds.length; from += COMPONENT_SLICE) {
-        if (from > 0) await turn();
-        const slice = new Set<number>();
-        for (let i = from; i < Math.min(componentIds.length, from + COMPONENT_SLICE); i++) slice.add(componentIds[i]!);
-        for (const version of await readSlice([...slice])) versions.add(version);
-      }
+      await chunked(
+        componentIds,
+        async (slice) => {
+          for (const version of await readSlice([...new Set(slice)])) versions.add(version);
+        },
+        COMPONENT_SLICE,
+      );
       return [...versions];
     },
 
