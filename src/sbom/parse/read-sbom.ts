@@ -6,6 +6,7 @@ import {
   expandAbbreviated,
   expandCompact,
   KEY_LENGTH,
+  keyFirstByte,
   writeComponentKey,
 } from './component-rows.js';
 import { validateCycloneDx } from './cyclonedx-validator.js';
@@ -13,7 +14,14 @@ import { detectFormat, type DetectedFormat } from './detect-format.js';
 import { jsonBytesMayHoldUnstorable } from '../../shared/storable-text.js';
 import { checkDocumentLimits } from './document-limits.js';
 import type { Json } from './json-checks.js';
-import { type ComponentSink, type Normaliser, normaliseCycloneDx, normaliseSpdx2, normaliseSpdx3 } from './normalise.js';
+import {
+  type ComponentSink,
+  type NormalisedComponent,
+  type Normaliser,
+  normaliseCycloneDx,
+  normaliseSpdx2,
+  normaliseSpdx3,
+} from './normalise.js';
 import { parseDocument } from './parse-document.js';
 import { validateSpdx2 } from './spdx2-validator.js';
 import { validateSpdx3 } from './spdx3-validator.js';
@@ -44,8 +52,9 @@ export function readSbomDocument(
 }
 
 /**
- * A read document in compact columns of bytes, which a worker hands to the event loop without a
- * copy (and the event loop never has to build a string per component it already stores):
+ * Components of a read document in compact columns of bytes, which a worker hands to the event
+ * loop without a copy (and the event loop never has to build a string per component it already
+ * stores):
  * - `texts`: every component's text as stored (componentTexts in component-rows.ts: its purl
  *   and ref abbreviated) in UTF-8, one after another; the i-th runs from byte `offsets[i]` to
  *   `offsets[i + 1]`;
@@ -57,9 +66,7 @@ export function readSbomDocument(
  * - `forms`: how its purl and ref are stored (FORMS in component-rows.ts).
  * All in document order.
  */
-export interface SbomReading {
-  detected: DetectedFormat;
-  releaseVersion: string | null;
+export interface ReadingColumns {
   count: number;
   texts: Uint8Array;
   /** count + 1 byte offsets into `texts`. */
@@ -69,11 +76,26 @@ export interface SbomReading {
   forms: Uint8Array;
 }
 
+/** What a document says of itself, and how many components it lists. */
+export interface ReadingSummary {
+  detected: DetectedFormat;
+  releaseVersion: string | null;
+  count: number;
+}
+
+/** A whole document read: its summary and all of its components' columns. */
+export interface SbomReading extends ReadingSummary, ReadingColumns {}
+
+/** The components of a document from its `first` on (document order), as read in slices (readSbomSlices). */
+export interface ReadingSlice extends ReadingColumns {
+  first: number;
+}
+
 /** Bytes from one key's start to the next's in `SbomReading.keys` (the key and a comma). */
 export const KEY_STRIDE = KEY_LENGTH + 1;
 
 /** The i-th component's text. */
-export function textAt(reading: SbomReading, i: number): string {
+export function textAt(reading: ReadingColumns, i: number): string {
   return Buffer.from(reading.texts.buffer, reading.texts.byteOffset, reading.texts.byteLength).toString(
     'utf8',
     reading.offsets[i],
@@ -82,14 +104,14 @@ export function textAt(reading: SbomReading, i: number): string {
 }
 
 /** The i-th component's fields as the document gave them (its text as stored, expanded). */
-export function fieldsAt(reading: SbomReading, i: number): ComponentFields {
+export function fieldsAt(reading: ReadingColumns, i: number): ComponentFields {
   const fields = componentFields(textAt(reading, i));
   const forms = reading.forms[i]!;
   return { ...fields, ...expandAbbreviated({ ...fields, forms }), ...expandCompact({ ...fields, forms }) };
 }
 
 /** The keys of components `from` to `to` (exclusive) as a comma-separated list; the one key when `to` is from + 1. */
-export function keysBetween(reading: SbomReading, from: number, to: number): string {
+export function keysBetween(reading: ReadingColumns, from: number, to: number): string {
   return Buffer.from(reading.keys.buffer, reading.keys.byteOffset, reading.keys.byteLength).toString(
     'latin1',
     from * KEY_STRIDE,
@@ -99,55 +121,137 @@ export function keysBetween(reading: SbomReading, from: number, to: number): str
 
 /** The document's bytes (in one buffer or in the chunks they arrived in) → its reading, or an AppError (invalid_json, unsupported_sbom_format, invalid_sbom). */
 export function readSbomBytes(bytes: Uint8Array | readonly Uint8Array[]): SbomReading {
+  let columns: ReadingColumns | undefined;
+  const whole = { first: Number.POSITIVE_INFINITY, largest: Number.POSITIVE_INFINITY };
+  const summary = readSbomSlices(
+    bytes,
+    (slice) => {
+      columns = slice;
+    },
+    whole,
+  );
+  return { ...summary, ...columns! };
+}
+
+/**
+ * Components per slice (readSbomSlices): the first small, so that its components can be stored
+ * while the rest are read; each next one twice the last, up to the largest, so that a large
+ * document is stored in a few transactions, not in hundreds.
+ */
+export const READING_SLICES = { first: 5_000, largest: 20_000 } as const;
+
+/**
+ * Slices are handed over before the end only while at most one component in this many is named
+ * with an earlier first character than the one before it. A component's key starts with that
+ * character (component-rows.ts, namePrefix), so the slices of a document listed by name (as SBOM
+ * tools write them) each land in a stretch of the (org, key) index of their own, and their
+ * commits rewrite few pages twice; the slices of a shuffled document would each land all over it
+ * (4–5 times the WAL of one commit for 100,000 new components on SQLite, and slower): such a
+ * document's remaining components go in one last slice.
+ */
+export const OUT_OF_ORDER_ONE_IN = 100;
+
+/**
+ * The document's bytes → its summary, or an AppError (invalid_json, unsupported_sbom_format,
+ * invalid_sbom); its components go to `onSlice` a slice at a time as they are read (in document
+ * order, of `sizes` components each while the document is in name order (OUT_OF_ORDER_ONE_IN),
+ * then all the rest; one empty slice for a document of none). The document is validated whole
+ * before the first slice: a slice is never of a document that is refused.
+ */
+export function readSbomSlices(
+  bytes: Uint8Array | readonly Uint8Array[],
+  onSlice: (slice: ReadingSlice) => void,
+  sizes: { first: number; largest: number } = READING_SLICES,
+): ReadingSummary {
   const buffer = Array.isArray(bytes)
     ? Buffer.concat(bytes as readonly Uint8Array[])
     : Buffer.from((bytes as Uint8Array).buffer, (bytes as Uint8Array).byteOffset, (bytes as Uint8Array).byteLength);
-  // Each component's stored text and key are all that is kept of it (normalise.ts: nothing else
-  // outlives the call). The keys go into a column grown as needed (their count is known only at
-  // the end), so the text as sent is dropped as soon as its key is written.
-  const parts: string[] = [];
-  const differs: number[] = [];
-  const forms: number[] = [];
-  let keys = new Uint8Array(1024 * KEY_STRIDE).fill(0x2c); // ','
   const document = parseDocument(buffer);
   // JSON holds a NUL or a lone surrogate only as an escape: without one, no string needs checking.
   const mayHoldUnstorable = jsonBytesMayHoldUnstorable(buffer);
+  const slice = new SliceBuilder();
+  let size = sizes.first;
+  let count = 0;
+  let previousFirst = 0;
+  let outOfOrder = 0;
   const { detected, releaseVersion } = readSbomDocument(document, mayHoldUnstorable, (c) => {
-    const i = parts.length;
-    if ((i + 1) * KEY_STRIDE > keys.length) {
-      const grown = new Uint8Array(keys.length * 2).fill(0x2c, keys.length);
-      grown.set(keys);
-      keys = grown;
+    slice.add(c);
+    count++;
+    const first = keyFirstByte(c.name);
+    if (first < previousFirst) outOfOrder++;
+    previousFirst = first;
+    if (slice.count === size) {
+      if (outOfOrder * OUT_OF_ORDER_ONE_IN > count) size = Number.POSITIVE_INFINITY;
+      else {
+        onSlice(slice.take(count - size));
+        size = Math.min(2 * size, sizes.largest);
+      }
+    }
+  });
+  if (slice.count > 0 || count === 0) onSlice(slice.take(count - slice.count));
+  return { detected, releaseVersion, count };
+}
+
+/**
+ * The columns of components added one by one. Each component's stored text and key are all that
+ * is kept of it (normalise.ts: nothing else outlives the call). The keys go into a column grown
+ * as needed (their count is known only at the end), so the text as sent is dropped as soon as
+ * its key is written.
+ */
+class SliceBuilder {
+  #parts: string[] = [];
+  #differs: number[] = [];
+  #forms: number[] = [];
+  #keys = new Uint8Array(1024 * KEY_STRIDE).fill(0x2c); // ','
+
+  get count(): number {
+    return this.#parts.length;
+  }
+
+  add(c: NormalisedComponent): void {
+    const i = this.#parts.length;
+    if ((i + 1) * KEY_STRIDE > this.#keys.length) {
+      const grown = new Uint8Array(this.#keys.length * 2).fill(0x2c, this.#keys.length);
+      grown.set(this.#keys);
+      this.#keys = grown;
     }
     const texts = componentTexts(c);
-    writeComponentKey(texts.text, keys, i * KEY_STRIDE);
-    parts.push(texts.stored);
-    differs.push(texts.purlNameDiffers);
-    forms.push(texts.forms);
-  });
-  const count = parts.length;
-  // Each column in an ArrayBuffer of its own, so it can move to another thread.
-  keys = keys.slice(0, Math.max(0, count * KEY_STRIDE - 1));
-  const offsets = new Uint32Array(count + 1);
-  let at = 0;
-  for (let i = 0; i < count; i++) {
-    offsets[i] = at;
-    at += Buffer.byteLength(parts[i]!);
+    writeComponentKey(texts.text, this.#keys, i * KEY_STRIDE);
+    this.#parts.push(texts.stored);
+    this.#differs.push(texts.purlNameDiffers);
+    this.#forms.push(texts.forms);
   }
-  offsets[count] = at;
-  const texts = new Uint8Array(at);
-  const textBytes = Buffer.from(texts.buffer);
-  // Each text at its own offset: joining them first would build one more string as large as
-  // all of them (~15 MB for 100,000 components, fresh memory each time).
-  for (let i = 0; i < count; i++) textBytes.write(parts[i]!, offsets[i]!, 'utf8');
-  return {
-    detected,
-    releaseVersion,
-    count,
-    texts,
-    offsets,
-    keys,
-    purlNameDiffers: Uint8Array.from(differs),
-    forms: Uint8Array.from(forms),
-  };
+
+  /** The components added since the last take, as the slice from `first` on; the builder starts over. */
+  take(first: number): ReadingSlice {
+    const parts = this.#parts;
+    const count = parts.length;
+    // Each column in an ArrayBuffer of its own, so it can move to another thread.
+    const keys = this.#keys.slice(0, Math.max(0, count * KEY_STRIDE - 1));
+    const offsets = new Uint32Array(count + 1);
+    let at = 0;
+    for (let i = 0; i < count; i++) {
+      offsets[i] = at;
+      at += Buffer.byteLength(parts[i]!);
+    }
+    offsets[count] = at;
+    const texts = new Uint8Array(at);
+    const textBytes = Buffer.from(texts.buffer);
+    // Each text at its own offset: joining them first would build one more string as large as
+    // all of them (~15 MB for 100,000 components, fresh memory each time).
+    for (let i = 0; i < count; i++) textBytes.write(parts[i]!, offsets[i]!, 'utf8');
+    const slice: ReadingSlice = {
+      first,
+      count,
+      texts,
+      offsets,
+      keys,
+      purlNameDiffers: Uint8Array.from(this.#differs),
+      forms: Uint8Array.from(this.#forms),
+    };
+    this.#parts = [];
+    this.#differs = [];
+    this.#forms = [];
+    return slice;
+  }
 }

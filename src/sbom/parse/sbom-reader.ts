@@ -1,8 +1,10 @@
+import { once } from 'node:events';
 import { availableParallelism } from 'node:os';
+import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { AppError } from '../../errors.js';
-import type { SbomReading } from './read-sbom.js';
-import type { ReadTrace, ThreadPlan, WarmUpPlan, WorkerAnswer } from './sbom-worker.js';
+import type { ReadingSlice, ReadingSummary } from './read-sbom.js';
+import type { ReadTask, ReadTrace, ThreadPlan, WarmUpPlan, WorkerAnswer } from './sbom-worker.js';
 import { workerUrl } from '../../shared/worker-url.js';
 
 export type { ReadTrace };
@@ -60,13 +62,20 @@ export function laneFor(byteLength: number): Lane {
 /** The parse threads of one process: made and closed by the composition root (services.ts). */
 export interface SbomReader {
   /**
-   * The document's bytes, whole or in the chunks they arrived in → its reading (format, release,
-   * components in compact columns), or the AppError the document deserves. Each buffer alone on
-   * its memory moves to the worker without a copy (a slice of a shared one is copied), so the
-   * caller must not use them afterwards; the reading's columns move back the same way.
-   * `onTrace` hears which thread read it, and when.
+   * The document's bytes, whole or in the chunks they arrived in → its summary (format, release,
+   * how many components), or the AppError the document deserves. Its components go to `onSlice`
+   * as they are read, in compact columns, a slice at a time in document order (readSbomSlices),
+   * while the thread reads on: whoever stores them can start before the reading ends. Every
+   * slice has been heard when the promise settles. Each buffer alone on its memory moves to the
+   * worker without a copy (a slice of a shared one is copied), so the caller must not use them
+   * afterwards; the slices' columns move back the same way. `onTrace` hears which thread read
+   * it, and when.
    */
-  read(bytes: Buffer | readonly Buffer[], onTrace?: (trace: ReadTrace) => void): Promise<SbomReading>;
+  read(
+    bytes: Buffer | readonly Buffer[],
+    onSlice: (slice: ReadingSlice) => void,
+    onTrace?: (trace: ReadTrace) => void,
+  ): Promise<ReadingSummary>;
   /**
    * Starts the workers now; the small lane's warm up in the background (SMALL_LANE_WARM_UP), so
    * the first uploads wait neither for a compilation (~0.1–0.5 s) nor for V8 to get up to speed.
@@ -111,7 +120,7 @@ export function createSbomReader(): SbomReader {
   }
 
   return {
-    async read(bytes, onTrace) {
+    async read(bytes, onSlice, onTrace) {
       const chunks = Buffer.isBuffer(bytes) ? [bytes] : bytes;
       let byteLength = 0;
       const task: Uint8Array[] = [];
@@ -124,10 +133,24 @@ export function createSbomReader(): SbomReader {
         transferList.push(movable.buffer as ArrayBuffer);
       }
       const pool = thePool(laneFor(byteLength));
-      const answer = (await pool.run(task, { transferList })) as WorkerAnswer;
-      onTrace?.(answer.trace);
-      if (!answer.ok) throw new AppError(answer.code, answer.message, answer.details);
-      return answer.reading;
+      // The slices come through a port of their own, beside the pool's: the answer can arrive
+      // before the last of them, so it says how many to wait for.
+      const { port1, port2 } = new MessageChannel();
+      let heard = 0;
+      port1.on('message', (slice: ReadingSlice) => {
+        heard++;
+        onSlice(slice);
+      });
+      try {
+        const readTask: ReadTask = { chunks: task, port: port2 };
+        const answer = (await pool.run(readTask, { transferList: [...transferList, port2] })) as WorkerAnswer;
+        onTrace?.(answer.trace);
+        if (!answer.ok) throw new AppError(answer.code, answer.message, answer.details);
+        while (heard < answer.slices) await once(port1, 'message');
+        return answer.summary;
+      } finally {
+        port1.close();
+      }
     },
 
     warmUp() {

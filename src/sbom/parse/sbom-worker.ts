@@ -1,12 +1,11 @@
 import { performance } from 'node:perf_hooks';
 import { getHeapSpaceStatistics } from 'node:v8';
-import { isMainThread, resourceLimits, threadId, workerData } from 'node:worker_threads';
-import { move, transferableSymbol, valueSymbol } from 'piscina';
+import { isMainThread, type MessagePort, resourceLimits, threadId, workerData } from 'node:worker_threads';
 import { AppError } from '../../errors.js';
 import { exposedGc, fullCollection } from '../../shared/full-collection.js';
 import { type CycloneDxVersion, cycloneDxValidator, isCycloneDxValidatorReady } from './cyclonedx-validator.js';
 import { JoinBuffer } from './join-buffer.js';
-import { readSbomBytes, type SbomReading } from './read-sbom.js';
+import { type ReadingSlice, type ReadingSummary, readSbomBytes, readSbomSlices } from './read-sbom.js';
 
 // Runs in a worker thread of sbom-reader.ts. An AppError cannot cross the thread boundary as
 // itself, so it comes back as data; anything else is a bug and is thrown.
@@ -24,8 +23,19 @@ export interface ReadTrace {
   endedAt: number;
 }
 
+/**
+ * A document to read: its bytes, whole or in the chunks they arrived in, and the port its
+ * components go out through, a ReadingSlice per message as they are read (their columns moved,
+ * not copied).
+ */
+export interface ReadTask {
+  chunks: Uint8Array[];
+  port: MessagePort;
+}
+
+/** The answer, once every slice has been posted: `slices` of them. */
 export type WorkerAnswer = { trace: ReadTrace } & (
-  | { ok: true; reading: SbomReading }
+  | { ok: true; summary: ReadingSummary; slices: number }
   | { ok: false; code: AppError['code']; message: string; details?: AppError['details'] }
 );
 
@@ -136,8 +146,8 @@ function warmUp(step: number): void {
 }
 if (!isMainThread) setImmediate(() => warmUp(0));
 
-/** The document's bytes, whole or in the chunks they arrived in → the answer (its columns moved, not copied). */
-export default function readInWorker(bytes: Uint8Array | Uint8Array[]): WorkerAnswer {
+/** The task's document → its components through the task's port, then the answer. */
+export default function readInWorker({ chunks, port }: ReadTask): WorkerAnswer {
   const startedAt = now();
   const warmed = { ...warmedUp };
   const youngInUse = youngInUseMb();
@@ -150,19 +160,18 @@ export default function readInWorker(bytes: Uint8Array | Uint8Array[]): WorkerAn
     startedAt,
     endedAt: now(),
   });
+  let slices = 0;
+  const post = (slice: ReadingSlice) => {
+    const columns = [slice.texts, slice.offsets, slice.keys, slice.purlNameDiffers, slice.forms];
+    port.postMessage(
+      slice,
+      columns.map((column) => column.buffer as ArrayBuffer),
+    );
+    slices++;
+  };
   try {
-    const reading = readSbomBytes(Array.isArray(bytes) ? joinBuffer.join(bytes) : bytes);
-    const answer: WorkerAnswer = { ok: true, reading, trace: trace() };
-    return move({
-      [transferableSymbol]: [
-        reading.texts.buffer,
-        reading.offsets.buffer,
-        reading.keys.buffer,
-        reading.purlNameDiffers.buffer,
-        reading.forms.buffer,
-      ],
-      [valueSymbol]: answer,
-    }) as unknown as WorkerAnswer;
+    const summary = readSbomSlices(joinBuffer.join(chunks), post);
+    return { ok: true, summary, slices, trace: trace() };
   } catch (error) {
     if (error instanceof AppError) return { ok: false, code: error.code, message: error.message, details: error.details, trace: trace() };
     throw error;

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Database, Executor, Trx } from '../../db/index.js';
 import type { ComponentFields } from '../parse/component-rows.js';
 import { ABBREVIATION_MARK, decodeKeys, FORMS, KEY_BYTES, LIBRARY, namedKeyRange } from '../parse/component-rows.js';
-import { KEY_STRIDE, type SbomReading } from '../parse/read-sbom.js';
+import { KEY_STRIDE, type ReadingColumns } from '../parse/read-sbom.js';
 import { decodeIds, encodeIds } from './id-list.js';
 
 /** Ids per query (byIds): short statements, so a read never holds the event loop for long. */
@@ -69,7 +69,7 @@ export const orgNumber = (orgId: string) => sql<number>`(select number from orga
  * once in order) as packed rows: only those, so a revision with a few new components sends a
  * few texts to the writer, not the document's.
  */
-function packed(reading: SbomReading, positions: readonly number[], org: number) {
+function packed(reading: ReadingColumns, positions: readonly number[], org: number) {
   let { texts, offsets } = reading;
   let differs = reading.purlNameDiffers;
   let forms = reading.forms;
@@ -120,11 +120,11 @@ export const componentsRepo = {
   },
 
   /**
-   * The ids of the read document's components at `positions`, in that order: each found by its
+   * The ids of the read components at `positions`, in that order: each found by its
    * content (the unique (org, key) index) or stored, all in one transaction of their own
    * (Database.findOrInsert). A component listed twice is stored once, and both get its id.
    */
-  findOrInsert(database: Database, org: number, reading: SbomReading, positions: readonly number[]): Promise<Float64Array> {
+  findOrInsert(database: Database, org: number, reading: ReadingColumns, positions: readonly number[]): Promise<Float64Array> {
     return database.findOrInsert(packed(reading, positions, org));
   },
 

@@ -9,7 +9,7 @@ import { iso, systemClock, type Clock } from '../../shared/time.js';
 import { componentsRepo } from './components.repo.js';
 import type { SbomReader } from '../parse/sbom-reader.js';
 import { sbomRepo, type StoredRevision } from './sbom.repo.js';
-import { storeComponents } from './store-components.js';
+import { storeInSlices } from './store-components.js';
 import { KnownComponents } from './known-components.js';
 import type { SbomIngested } from '../sbom.schemas.js';
 
@@ -93,11 +93,17 @@ export function createSbomIngestService(
       const known = await existing(product, digest);
       if (known) return known;
 
-      // Parsed, validated and normalised in a worker thread; the bytes may move there.
-      const reading = await reader.read(request.bytes);
+      // Parsed, validated and normalised in a worker thread (the bytes may move there), which
+      // hands the components over in slices as it reads them: each is stored while the next is
+      // read.
+      const storing = storeInSlices(database, await orgOf(product.org_id), knownComponents);
+      const reading = await reader.read(request.bytes, storing.add).catch(async (error: unknown) => {
+        await storing.settled();
+        throw error;
+      });
       const { detected } = reading;
       const releaseVersion = reading.releaseVersion ?? product.firmware_version ?? 'unversioned';
-      const componentIds = await storeComponents(database, await orgOf(product.org_id), reading, knownComponents);
+      const componentIds = await storing.finish(reading.count);
       const at = iso(clock());
       const sbomId = randomUUID();
       const count = reading.count;

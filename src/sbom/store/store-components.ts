@@ -2,7 +2,7 @@ import { setImmediate as turn } from 'node:timers/promises';
 import type { Database } from '../../db/index.js';
 import { componentsRepo } from './components.repo.js';
 import type { KnownComponents } from './known-components.js';
-import { KEY_STRIDE, type SbomReading } from '../parse/read-sbom.js';
+import { KEY_STRIDE, type ReadingColumns, type ReadingSlice } from '../parse/read-sbom.js';
 
 /** Keys looked up in memory, remembered or listed per turn of the event loop (2–5 ms each). */
 export const KEY_SLICE = 20_000;
@@ -16,19 +16,19 @@ async function inSlices(length: number, step: (from: number, to: number) => void
 }
 
 /**
- * The organisation's ids of the read document's components, in document order; components
- * the organisation does not store yet are stored first. Outside the revision's transaction: a
+ * The organisation's ids of the read components (a document's, or a slice of them), in their
+ * order; components the organisation does not store yet are stored first. Outside the revision's transaction: a
  * stored component is immutable and only referenced once that transaction commits, so a crash
  * in between leaves at most unreferenced components, which the next upload listing them reuses.
  * Components `known` remembers (nearly all, from the second revision of a product on) cost
- * nothing; the others are found or stored in one transaction of their own, a whole document at
- * a time (Database.findOrInsert: on SQLite in a thread of its own). The ids are remembered once
+ * nothing; the others are found or stored in one transaction of their own, all that were read
+ * at once (Database.findOrInsert: on SQLite in a thread of its own). The ids are remembered once
  * that is committed.
  */
 export async function storeComponents(
   database: Database,
   org: { id: string; number: number },
-  reading: SbomReading,
+  reading: ReadingColumns,
   known: KnownComponents,
 ): Promise<Float64Array> {
   const ids = new Float64Array(reading.count); // 0: not stored (ids start at 1)
@@ -52,4 +52,62 @@ export async function storeComponents(
     known.remember(org.id, reading.keys, KEY_STRIDE, ids, unknown.slice(from, to));
   });
   return ids;
+}
+
+/** Slices of one document stored at once (storeInSlices): on PostgreSQL each takes up to three connections. */
+export const SLICES_AT_ONCE = 2;
+
+/**
+ * storeComponents for a document read in slices (SbomReader.read): each slice is stored as it
+ * arrives, SLICES_AT_ONCE at a time, while the rest is still being read. `finish` gives the ids
+ * of the whole document in document order once all are stored, or throws the first failure (the
+ * slices not yet begun are not stored); `settled` waits for the slices under way (a reading that
+ * failed leaves nothing running).
+ */
+export function storeInSlices(database: Database, org: { id: string; number: number }, known: KnownComponents) {
+  const waiting: ReadingSlice[] = [];
+  const running = new Set<Promise<void>>();
+  let failure: { error: unknown } | null = null;
+  const parts: Array<{ first: number; ids: Float64Array }> = [];
+
+  async function store(slice: ReadingSlice): Promise<void> {
+    try {
+      parts.push({ first: slice.first, ids: await storeComponents(database, org, slice, known) });
+    } catch (error) {
+      failure ??= { error };
+    }
+  }
+  function next(): void {
+    if (failure) waiting.length = 0;
+    while (running.size < SLICES_AT_ONCE && waiting.length > 0) {
+      const task: Promise<void> = store(waiting.shift()!).finally(() => {
+        running.delete(task);
+        next();
+      });
+      running.add(task);
+    }
+  }
+  async function settled(): Promise<void> {
+    while (running.size > 0) await Promise.all(running);
+  }
+
+  return {
+    add(slice: ReadingSlice): void {
+      waiting.push(slice);
+      next();
+    },
+    settled,
+    async finish(count: number): Promise<Float64Array> {
+      await settled();
+      if (failure) throw failure.error;
+      const ids = new Float64Array(count);
+      let covered = 0;
+      for (const { first, ids: some } of parts) {
+        ids.set(some, first);
+        covered += some.length;
+      }
+      if (covered !== count) throw new Error(`${covered} of the document's ${count} components were stored`);
+      return ids;
+    },
+  };
 }

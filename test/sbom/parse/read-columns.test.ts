@@ -13,7 +13,16 @@ import {
   writeComponentKey,
 } from '../../../src/sbom/parse/component-rows.js';
 import { jsonBytesMayHoldUnstorable } from '../../../src/shared/storable-text.js';
-import { fieldsAt, keysBetween, readSbomBytes, textAt } from '../../../src/sbom/parse/read-sbom.js';
+import {
+  fieldsAt,
+  keysBetween,
+  OUT_OF_ORDER_ONE_IN,
+  READING_SLICES,
+  type ReadingSlice,
+  readSbomBytes,
+  readSbomSlices,
+  textAt,
+} from '../../../src/sbom/parse/read-sbom.js';
 import { cycloneDx16 } from '../sbom-fixtures.js';
 
 // The reading's byte columns (read-sbom.ts): each component's text at its offsets and its key at
@@ -138,5 +147,122 @@ describe('SBOM reading columns', () => {
     assert.equal(textAt(reading, 0).split('\u0000')[0], 'emoji-😀');
     assert.equal(textAt(reading, 1).split('\u0000')[0], 'path\\ud800');
     assert.equal(jsonBytesMayHoldUnstorable(Buffer.from(JSON.stringify(cycloneDx16(2)))), false);
+  });
+
+  /** The slices readSbomSlices hands over for `doc`. */
+  const slicesOf = (doc: unknown, sizes?: { first: number; largest: number }) => {
+    const slices: ReadingSlice[] = [];
+    const summary = readSbomSlices(Buffer.from(JSON.stringify(doc)), (slice) => slices.push(slice), sizes);
+    return { summary, slices };
+  };
+
+  it('hands the components over in slices growing to the largest, which put together are the whole reading', () => {
+    const doc = cycloneDx16(30);
+    doc.components[4].name = 'lib-ñandú-😀';
+    doc.components[9].purl = 'pkg:npm/other@1.0.0';
+    const whole = readSbomBytes(Buffer.from(JSON.stringify(doc)));
+    const { summary, slices } = slicesOf(doc, { first: 3, largest: 8 });
+    assert.deepEqual(summary, { detected: whole.detected, releaseVersion: whole.releaseVersion, count: 30 });
+    assert.deepEqual(
+      slices.map((s) => [s.first, s.count]),
+      [
+        [0, 3],
+        [3, 6],
+        [9, 8],
+        [17, 8],
+        [25, 5],
+      ],
+    );
+    for (const slice of slices) {
+      assert.equal(slice.offsets.length, slice.count + 1);
+      for (let i = 0; i < slice.count; i++) {
+        assert.equal(textAt(slice, i), textAt(whole, slice.first + i));
+        assert.equal(keysBetween(slice, i, i + 1), keysBetween(whole, slice.first + i, slice.first + i + 1));
+        assert.equal(slice.forms[i], whole.forms[slice.first + i]);
+        assert.equal(slice.purlNameDiffers[i], whole.purlNameDiffers[slice.first + i]);
+      }
+      assert.equal(keysBetween(slice, 0, slice.count), keysBetween(whole, slice.first, slice.first + slice.count));
+      // Each column on memory of its own (so that it can move to another thread), no larger than it.
+      for (const column of [slice.texts, slice.offsets, slice.keys, slice.purlNameDiffers, slice.forms]) {
+        assert.equal(column.byteOffset, 0);
+        assert.equal(column.buffer.byteLength, column.byteLength);
+      }
+    }
+    assert.equal(whole.purlNameDiffers[9], 1);
+  });
+
+  it('one slice for a document of up to the first slice, an empty one for none, and none at all for a refused document', () => {
+    const first = slicesOf(cycloneDx16(READING_SLICES.first));
+    assert.deepEqual(
+      first.slices.map((s) => [s.first, s.count]),
+      [[0, READING_SLICES.first]],
+    );
+    const next = slicesOf(cycloneDx16(READING_SLICES.first + 1));
+    assert.deepEqual(
+      next.slices.map((s) => [s.first, s.count]),
+      [
+        [0, READING_SLICES.first],
+        [READING_SLICES.first, 1],
+      ],
+    );
+    const none = slicesOf(cycloneDx16(0));
+    assert.deepEqual(
+      none.slices.map((s) => [s.first, s.count, s.texts.byteLength, s.keys.byteLength]),
+      [[0, 0, 0, 0]],
+    );
+    // Invalid only at its last component: refused before any slice is handed over.
+    const refused = cycloneDx16(READING_SLICES.first * 3);
+    delete refused.components.at(-1).name;
+    const heard: ReadingSlice[] = [];
+    assert.throws(
+      () => readSbomSlices(Buffer.from(JSON.stringify(refused)), (slice) => heard.push(slice)),
+      (error) => error instanceof AppError && error.code === 'invalid_sbom',
+    );
+    assert.deepEqual(heard, []);
+  });
+
+  it('hands slices over early only while the components come in the order of their names’ first characters', () => {
+    const sizes = { first: 3, largest: 8 };
+    const named = (names: string[]) => {
+      const doc = cycloneDx16(names.length);
+      names.forEach((name, i) => {
+        doc.components[i].name = name;
+      });
+      return doc;
+    };
+    const spans = (doc: unknown) => slicesOf(doc, sizes).slices.map((s) => [s.first, s.count]);
+    const letters = 'abcdefghijklmnopqrstuvwxyz';
+    // By name (equal first characters are in order; so are names past U+00FF, all keyed 0xff).
+    const ordered = Array.from({ length: 30 }, (_, i) => `${letters[Math.floor(i / 2)]}-${i}`);
+    ordered[28] = 'ÿ-last';
+    ordered[29] = '日本-last';
+    assert.deepEqual(spans(named(ordered)), [
+      [0, 3],
+      [3, 6],
+      [9, 8],
+      [17, 8],
+      [25, 5],
+    ]);
+    // Shuffled: everything in one slice at the end.
+    const shuffled = Array.from({ length: 30 }, (_, i) => `${letters[(i * 7 + 20) % 26]}-${i}`);
+    assert.deepEqual(spans(named(shuffled)), [[0, 30]]);
+    // In order for two slices, then shuffled: the rest in one.
+    const turned = [...ordered.slice(0, 9), ...shuffled.slice(9)];
+    assert.deepEqual(spans(named(turned)), [
+      [0, 3],
+      [3, 6],
+      [9, 21],
+    ]);
+    // One step back in OUT_OF_ORDER_ONE_IN components (an SBOM tool that sorts without case) is still in order.
+    const count = 2 * OUT_OF_ORDER_ONE_IN;
+    const mostly = Array.from({ length: count }, (_, i) => `${letters[Math.floor((i * 26) / count)]}-${i}`);
+    mostly[OUT_OF_ORDER_ONE_IN] = 'A-upper';
+    assert.ok(
+      slicesOf(named(mostly), { first: OUT_OF_ORDER_ONE_IN, largest: OUT_OF_ORDER_ONE_IN }).slices.length === 2,
+      'sliced despite one step back',
+    );
+    mostly[OUT_OF_ORDER_ONE_IN + 2] = 'B-upper';
+    mostly[OUT_OF_ORDER_ONE_IN + 4] = 'C-upper';
+    assert.equal(slicesOf(named(mostly), { first: OUT_OF_ORDER_ONE_IN / 2, largest: OUT_OF_ORDER_ONE_IN / 2 }).slices.length, 3);
   });
 });

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { componentsRepo } from '../../../src/sbom/store/components.repo.js';
 import { KnownComponents } from '../../../src/sbom/store/known-components.js';
-import { KEY_STRIDE, readSbomBytes } from '../../../src/sbom/parse/read-sbom.js';
-import { KEY_SLICE, storeComponents } from '../../../src/sbom/store/store-components.js';
+import { KEY_STRIDE, READING_SLICES, type ReadingSlice, readSbomBytes, readSbomSlices } from '../../../src/sbom/parse/read-sbom.js';
+import { KEY_SLICE, SLICES_AT_ONCE, storeComponents, storeInSlices } from '../../../src/sbom/store/store-components.js';
+import { AppError } from '../../../src/errors.js';
 import { buildHarness, suiteTeardown } from '../../helpers/app.js';
 import { cycloneDx16 } from '../sbom-fixtures.js';
 
@@ -79,9 +80,13 @@ describe('storing a revision’s components', () => {
     await countingFinds(async (finds) => {
       const ingest = (orgId: string, doc: unknown) =>
         h.sbom.ingestSbom({ orgId, sku: 'GW-1', bytes: Buffer.from(JSON.stringify(doc)), actor: 'test' });
-      const doc = cycloneDx16(3_000);
+      const doc = cycloneDx16(READING_SLICES.first + 1_000);
       const first = await ingest(acme.orgId, doc);
-      assert.deepEqual(finds, [3_000], 'the first upload finds or stores all its components at once');
+      assert.deepEqual(
+        finds.sort((a, b) => b - a),
+        [READING_SLICES.first, 1_000],
+        'the first upload finds or stores its components a slice at a time, as they are read',
+      );
 
       finds.length = 0;
       const again = await ingest(acme.orgId, { ...doc, serialNumber: 'urn:uuid:6f1c3b9e-0d2a-4c47-9d7e-1a2b3c4d5e6f' });
@@ -186,5 +191,151 @@ describe('storing a revision’s components', () => {
       }
       assert.equal(known.size, count + positions.length);
     });
+  });
+});
+
+// storeInSlices: the slices of a document stored as they arrive, a bounded number at once, and
+// the whole document's ids in order at the end; a failure ends it.
+describe('storing a document’s components slice by slice', () => {
+  const teardown = suiteTeardown();
+
+  /** The document's slices (of 3, 6, 8, 8, … components) and its reading whole. */
+  function slicesOf(count: number) {
+    const bytes = Buffer.from(JSON.stringify(cycloneDx16(count)));
+    const slices: ReadingSlice[] = [];
+    readSbomSlices(bytes, (slice) => slices.push(slice), { first: 3, largest: 8 });
+    return { slices, whole: readSbomBytes(bytes) };
+  }
+
+  /** componentsRepo.findOrInsert held at a gate per call until `open(k)`, while `run` runs. */
+  async function gatedFinds<T>(run: (calls: Array<{ first: number; open: () => void }>, running: () => number) => Promise<T>): Promise<T> {
+    const findOrInsert = componentsRepo.findOrInsert;
+    const calls: Array<{ first: number; open: () => void }> = [];
+    let inFlight = 0;
+    componentsRepo.findOrInsert = async (database, org, reading, positions) => {
+      inFlight++;
+      try {
+        await new Promise<void>((open) => calls.push({ first: (reading as ReadingSlice).first, open }));
+        return await findOrInsert(database, org, reading, positions);
+      } finally {
+        inFlight--;
+      }
+    };
+    try {
+      return await run(calls, () => inFlight);
+    } finally {
+      componentsRepo.findOrInsert = findOrInsert;
+    }
+  }
+
+  const until = async (condition: () => boolean) => {
+    for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 5));
+    assert.ok(condition());
+  };
+
+  it(`stores ${SLICES_AT_ONCE} slices at once, the next as one ends, and gives every id in document order`, async () => {
+    const h = await buildHarness(teardown);
+    const acme = await h.tenant('acme', ['products:write']);
+    const org = { id: acme.orgId, number: await componentsRepo.orgNumber(h.database.db, acme.orgId) };
+    const { slices, whole } = slicesOf(25);
+    assert.equal(slices.length, 4);
+    const ids = await gatedFinds(async (calls, running) => {
+      const storing = storeInSlices(h.database, org, new KnownComponents(1 << 20));
+      for (const slice of slices) storing.add(slice);
+      await until(() => calls.length === SLICES_AT_ONCE);
+      await new Promise((r) => setTimeout(r, 50));
+      assert.equal(running(), SLICES_AT_ONCE, 'no more than that many at once');
+      assert.deepEqual(
+        calls.map((c) => c.first),
+        [0, 3],
+      );
+      // The second ends first: the third starts, the first still runs.
+      calls[1]!.open();
+      await until(() => calls.length === 3);
+      assert.equal(calls[2]!.first, 9);
+      calls[0]!.open();
+      calls[2]!.open();
+      await until(() => calls.length === 4);
+      calls[3]!.open();
+      return storing.finish(25);
+    });
+    assert.ok(ids.every((id) => id > 0));
+    // The same ids as the document stored whole (every component found).
+    assert.deepEqual([...(await storeComponents(h.database, org, whole, new KnownComponents(1 << 20)))], [...ids]);
+  });
+
+  it('a slice that fails fails the document: the slices not begun are not stored, and finish throws its error', async () => {
+    const h = await buildHarness(teardown);
+    const acme = await h.tenant('acme', ['products:write']);
+    const org = { id: acme.orgId, number: await componentsRepo.orgNumber(h.database.db, acme.orgId) };
+    const { slices } = slicesOf(25);
+    const findOrInsert = componentsRepo.findOrInsert;
+    const firsts: number[] = [];
+    const failure = new Error('the database went away');
+    componentsRepo.findOrInsert = async (database, o, reading, positions) => {
+      const first = (reading as ReadingSlice).first;
+      firsts.push(first);
+      if (first === 0) throw failure;
+      return findOrInsert(database, o, reading, positions);
+    };
+    try {
+      const storing = storeInSlices(h.database, org, new KnownComponents(1 << 20));
+      for (const slice of slices) storing.add(slice);
+      await assert.rejects(storing.finish(25), (error) => error === failure);
+      assert.deepEqual(firsts, [0, 3], 'the two begun at once; none after the failure');
+    } finally {
+      componentsRepo.findOrInsert = findOrInsert;
+    }
+  });
+
+  it('an upload refused at its last component stores none of its components, and one the database fails stores no revision', async () => {
+    const h = await buildHarness(teardown);
+    const acme = await h.tenant('acme', ['products:write']);
+    await h.products.addProduct('acme', 'GW-1', { name: 'gateway' });
+    const number = await componentsRepo.orgNumber(h.database.db, acme.orgId);
+    const stored = async () =>
+      Number(
+        (
+          await h.database.db
+            .selectFrom('components')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('org', '=', number)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const refused = cycloneDx16(3 * READING_SLICES.first);
+    delete refused.components.at(-1).name;
+    await assert.rejects(
+      h.sbom.ingestSbom({ orgId: acme.orgId, sku: 'GW-1', bytes: Buffer.from(JSON.stringify(refused)), actor: 'test' }),
+      (error) => error instanceof AppError && error.code === 'invalid_sbom',
+    );
+    assert.equal(await stored(), 0);
+
+    const findOrInsert = componentsRepo.findOrInsert;
+    let calls = 0;
+    componentsRepo.findOrInsert = async (database, o, reading, positions) => {
+      if (++calls === 2) throw new Error('disk full');
+      return findOrInsert(database, o, reading, positions);
+    };
+    try {
+      await assert.rejects(
+        h.sbom.ingestSbom({
+          orgId: acme.orgId,
+          sku: 'GW-1',
+          bytes: Buffer.from(JSON.stringify(cycloneDx16(3 * READING_SLICES.first))),
+          actor: 'test',
+        }),
+        /disk full/,
+      );
+    } finally {
+      componentsRepo.findOrInsert = findOrInsert;
+    }
+    const revisions = await h.database.db.selectFrom('sbom_revisions').select('id').where('org_id', '=', acme.orgId).execute();
+    assert.deepEqual(revisions, []);
+    // The next upload of the same document stores it whole.
+    const doc = cycloneDx16(3 * READING_SLICES.first);
+    const done = await h.sbom.ingestSbom({ orgId: acme.orgId, sku: 'GW-1', bytes: Buffer.from(JSON.stringify(doc)), actor: 'test' });
+    assert.equal(done.sbom.components, 3 * READING_SLICES.first);
+    assert.equal(await stored(), 3 * READING_SLICES.first);
   });
 });
