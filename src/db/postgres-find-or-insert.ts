@@ -3,10 +3,13 @@ import { quoteIdentifier as quote } from './quote-identifier.js';
 import type { Database } from './database.js';
 import { packedArrayLiterals } from './postgres-array-literals.js';
 import { packedColumns, packedReader, type PackedRows } from './packed-rows.js';
+import type { Slots } from '../shared/slots.js';
 
 // PostgreSQL's Database.findOrInsert: chunks of rows, each in a transaction of its own, three at
 // a time (PostgreSQL inserts on as many cores as it has connections at work; three kept the two
-// cores busier than two), each binding one array per column, written as one literal from the
+// cores busier than two), and never more than the process's bulk slots at once whatever the
+// number of calls (an upload stores its slices two at a time, and uploads run side by side: the
+// pool's other connections stay free for everyone's requests), each binding one array per column, written as one literal from the
 // packed bytes (postgres-array-literals.ts): an INSERT … SELECT FROM unnest(…) ON CONFLICT DO
 // NOTHING whose new rows' ids come back with their positions, then the ids of the rows that were
 // there already through the unique index. A stored row is never changed, and the caller refers
@@ -19,7 +22,7 @@ const AT_ONCE = 3;
 const ATTEMPTS = 3;
 const RETRIED = new Set(['40P01', '40001']);
 
-export async function findOrInsertPostgres(database: Database, rows: PackedRows): Promise<Float64Array> {
+export async function findOrInsertPostgres(database: Database, rows: PackedRows, slots: Slots): Promise<Float64Array> {
   const ids = new Float64Array(rows.rows.length);
   if (ids.length === 0) return ids;
   const shared = Object.keys(rows.shared);
@@ -108,7 +111,7 @@ export async function findOrInsertPostgres(database: Database, rows: PackedRows)
     while (next < ids.length) {
       const from = next;
       next += CHUNK;
-      await storeChunk(from, Math.min(CHUNK, ids.length - from));
+      await slots.run(() => storeChunk(from, Math.min(CHUNK, ids.length - from)));
     }
   };
   await Promise.all(Array.from({ length: Math.min(AT_ONCE, Math.ceil(ids.length / CHUNK)) }, worker));

@@ -6,6 +6,7 @@ import { assertStorableParameters } from './storable-parameters.js';
 import type { Database } from './database.js';
 import { listenForChanges } from './postgres-changes.js';
 import { findOrInsertPostgres } from './postgres-find-or-insert.js';
+import { Slots } from '../shared/slots.js';
 import { closeSocket, startStallWatchdog, type StallTimeouts, type StallWatchdog } from './postgres-stall.js';
 import type { DB } from './schema.js';
 import { insideTransaction, pingOrProbe, refuseNested } from './transaction-scope.js';
@@ -111,6 +112,9 @@ function frozenAwarePool(pool: pg.Pool, watchdog: StallWatchdog) {
   };
 }
 
+/** The share of the pool's connections that bulk stores of new components may hold at once. */
+export const BULK_SHARE_OF_POOL = 0.4;
+
 export function openPostgres(url: string, poolSize = 10, timeouts: PostgresTimeouts = DEFAULT_POSTGRES_TIMEOUTS): Database {
   const availability = new Availability();
   // Bounded waits: a database that does not answer becomes a 503, never a request hanging
@@ -123,6 +127,9 @@ export function openPostgres(url: string, poolSize = 10, timeouts: PostgresTimeo
       super({ ...config, connectionTimeoutMillis: connectTimeoutMs });
     }
   }
+  // Connections the bulk stores of new components (findOrInsert) may hold at once, all uploads
+  // together: four in ten of the pool, so that the other six always serve requests.
+  const bulkSlots = new Slots(Math.max(1, Math.floor(poolSize * BULK_SHARE_OF_POOL)));
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
@@ -176,7 +183,7 @@ export function openPostgres(url: string, poolSize = 10, timeouts: PostgresTimeo
       return chunkedInsert(trx, 'postgres', table, columns, values);
     },
     findOrInsert(rows) {
-      return findOrInsertPostgres(database, rows);
+      return findOrInsertPostgres(database, rows, bulkSlots);
     },
     // Moves with every change of keys and organisations, notified by PostgreSQL (migration 013).
     changeToken: () => changes.token(),

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Database, PackedRows } from '../../src/db/index.js';
+import { BULK_SHARE_OF_POOL } from '../../src/db/postgres.js';
 import { createServices } from '../../src/services.js';
 import { createTestDatabase, TEST_BACKEND, type TestDatabase } from '../helpers/db.js';
 
@@ -188,5 +189,33 @@ describe(`Database.findOrInsert (${TEST_BACKEND})`, () => {
     assert.equal((await stored('d')).length, 0, 'the batch is undone whole');
     assert.equal((await database.findOrInsert(rows(org, 'd', 500))).length, 500);
     assert.equal((await stored('d')).length, 500);
+  });
+
+  it('on PostgreSQL, holds at most four in ten of the pool’s connections, however many calls run at once', {
+    skip: TEST_BACKEND !== 'postgres' && 'PostgreSQL only (SQLite writes on one thread)',
+  }, async () => {
+    const transaction = database.transaction;
+    let open = 0;
+    let most = 0;
+    database.transaction = (async (work: Parameters<Database['transaction']>[0]) =>
+      transaction.call(database, async (trx) => {
+        most = Math.max(most, ++open);
+        try {
+          // Long enough for every call to be under way at once.
+          await new Promise((resolve) => setTimeout(resolve, 30));
+          return await work(trx);
+        } finally {
+          open--;
+        }
+      })) as Database['transaction'];
+    try {
+      // Three calls of three chunks each (5,000 rows a chunk), as three large uploads' slices.
+      const calls = ['e', 'f', 'g'].map((prefix) => database.findOrInsert(rows(org, prefix, 15_000)));
+      const answers = await Promise.all(calls);
+      assert.ok(answers.every((ids) => ids.length === 15_000 && ids.every((id) => id > 0)));
+    } finally {
+      database.transaction = transaction;
+    }
+    assert.equal(most, Math.floor(10 * BULK_SHARE_OF_POOL), 'the bulk slots, all in use, and never more');
   });
 });

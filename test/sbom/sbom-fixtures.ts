@@ -63,6 +63,21 @@ export function cycloneDx16(components = 3, options: { serial?: string; version?
   };
 }
 
+/**
+ * cycloneDx16 with its components named in order from a to z (`a-lib-0` …), as SBOM tools list
+ * them by name: their keys' prefixes grow through the document (read-sbom.ts, SLICE_OVERLAP_ONE_IN).
+ */
+export function cycloneDx16ByName(components: number, options: { serial?: string; version?: string } = {}): any {
+  const doc = cycloneDx16(components, options);
+  doc.components.forEach((c: { name: string; purl: string; 'bom-ref': string; version: string }, i: number) => {
+    const name = `${String.fromCharCode(97 + Math.floor((i * 26) / components))}-lib-${i}`;
+    c.name = name;
+    c.purl = `pkg:npm/${name}@${c.version}`;
+    c['bom-ref'] = c.purl;
+  });
+  return doc;
+}
+
 export const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 /** A product SKU made from a fixture's file name. */

@@ -83,12 +83,8 @@ function nameDigest(text: string): number {
  * the stored format: migration 016 holds a frozen copy (test/db/migration-016.test.ts).
  */
 export function namePrefix(text: string): number {
-  return (keyFirstByte(text) << 16) | (nameDigest(text) & 0xffff);
-}
-
-/** The first byte of the keys of a component named as `text` (namePrefix): its first UTF-16 code unit, at most 0xff; 0 for none. */
-export function keyFirstByte(text: string): number {
-  return text.length === 0 ? 0 : Math.min(text.charCodeAt(0), 0xff);
+  const first = text.length === 0 ? 0 : Math.min(text.charCodeAt(0), 0xff);
+  return (first << 16) | (nameDigest(text) & 0xffff);
 }
 
 /** The key of a component's text (componentText: its name first), base64url. */

@@ -6,7 +6,7 @@ import {
   expandAbbreviated,
   expandCompact,
   KEY_LENGTH,
-  keyFirstByte,
+  namePrefix,
   writeComponentKey,
 } from './component-rows.js';
 import { validateCycloneDx } from './cyclonedx-validator.js';
@@ -141,22 +141,25 @@ export function readSbomBytes(bytes: Uint8Array | readonly Uint8Array[]): SbomRe
 export const READING_SLICES = { first: 5_000, largest: 20_000 } as const;
 
 /**
- * Slices are handed over before the end only while at most one component in this many is named
- * with an earlier first character than the one before it. A component's key starts with that
- * character (component-rows.ts, namePrefix), so the slices of a document listed by name (as SBOM
- * tools write them) each land in a stretch of the (org, key) index of their own, and their
- * commits rewrite few pages twice; the slices of a shuffled document would each land all over it
- * (4–5 times the WAL of one commit for 100,000 new components on SQLite, and slower): such a
- * document's remaining components go in one last slice.
+ * A slice is handed over before the end only while at most one in this many of its components
+ * has a key below the largest key of the slices handed over before it. A key starts with its
+ * name's first character and 16 bits of a digest of the name (component-rows.ts, namePrefix), so
+ * the slices of a document listed by name, as SBOM tools write them, each land in a stretch of
+ * the (org, key) index of their own (they share at most the names of the character where one
+ * ends and the next begins), and their commits rewrite few pages twice. The slices of a shuffled
+ * document, or of one whose names nearly all start alike (Go modules, say), would each land all
+ * over the same stretch: 4–5 times the WAL of one commit for 100,000 new components on SQLite,
+ * and slower. Such a document's remaining components go in one last slice.
  */
-export const OUT_OF_ORDER_ONE_IN = 100;
+export const SLICE_OVERLAP_ONE_IN = 4;
 
 /**
  * The document's bytes → its summary, or an AppError (invalid_json, unsupported_sbom_format,
  * invalid_sbom); its components go to `onSlice` a slice at a time as they are read (in document
- * order, of `sizes` components each while the document is in name order (OUT_OF_ORDER_ONE_IN),
- * then all the rest; one empty slice for a document of none). The document is validated whole
- * before the first slice: a slice is never of a document that is refused.
+ * order, of `sizes` components each while each lands in a stretch of keys of its own
+ * (SLICE_OVERLAP_ONE_IN), then all the rest; one empty slice for a document of none). The
+ * document is validated whole before the first slice: a slice is never of a document that is
+ * refused.
  */
 export function readSbomSlices(
   bytes: Uint8Array | readonly Uint8Array[],
@@ -172,17 +175,15 @@ export function readSbomSlices(
   const slice = new SliceBuilder();
   let size = sizes.first;
   let count = 0;
-  let previousFirst = 0;
-  let outOfOrder = 0;
+  // The largest name prefix (the keys' first 3 bytes) of the slices handed over so far.
+  let handedUpTo = -1;
   const { detected, releaseVersion } = readSbomDocument(document, mayHoldUnstorable, (c) => {
-    slice.add(c);
+    slice.add(c, handedUpTo);
     count++;
-    const first = keyFirstByte(c.name);
-    if (first < previousFirst) outOfOrder++;
-    previousFirst = first;
     if (slice.count === size) {
-      if (outOfOrder * OUT_OF_ORDER_ONE_IN > count) size = Number.POSITIVE_INFINITY;
+      if (slice.below * SLICE_OVERLAP_ONE_IN > slice.count) size = Number.POSITIVE_INFINITY;
       else {
+        handedUpTo = Math.max(handedUpTo, slice.largestPrefix);
         onSlice(slice.take(count - size));
         size = Math.min(2 * size, sizes.largest);
       }
@@ -203,12 +204,20 @@ class SliceBuilder {
   #differs: number[] = [];
   #forms: number[] = [];
   #keys = new Uint8Array(1024 * KEY_STRIDE).fill(0x2c); // ','
+  /** Components added whose name prefix was below the one given with them. */
+  below = 0;
+  /** The largest name prefix of the components added. */
+  largestPrefix = -1;
 
   get count(): number {
     return this.#parts.length;
   }
 
-  add(c: NormalisedComponent): void {
+  /** Adds `c`, counting it `below` when its name prefix (its key's first 3 bytes) is under `under`. */
+  add(c: NormalisedComponent, under: number): void {
+    const prefix = namePrefix(c.name);
+    if (prefix < under) this.below++;
+    if (prefix > this.largestPrefix) this.largestPrefix = prefix;
     const i = this.#parts.length;
     if ((i + 1) * KEY_STRIDE > this.#keys.length) {
       const grown = new Uint8Array(this.#keys.length * 2).fill(0x2c, this.#keys.length);
@@ -252,6 +261,8 @@ class SliceBuilder {
     this.#parts = [];
     this.#differs = [];
     this.#forms = [];
+    this.below = 0;
+    this.largestPrefix = -1;
     return slice;
   }
 }

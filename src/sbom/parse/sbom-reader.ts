@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { availableParallelism } from 'node:os';
 import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
@@ -66,7 +65,7 @@ export interface SbomReader {
    * how many components), or the AppError the document deserves. Its components go to `onSlice`
    * as they are read, in compact columns, a slice at a time in document order (readSbomSlices),
    * while the thread reads on: whoever stores them can start before the reading ends. Every
-   * slice has been heard when the promise settles. Each buffer alone on its memory moves to the
+   * slice has been heard when the promise resolves; none is heard after it settles. Each buffer alone on its memory moves to the
    * worker without a copy (a slice of a shared one is copied), so the caller must not use them
    * afterwards; the slices' columns move back the same way. `onTrace` hears which thread read
    * it, and when.
@@ -134,19 +133,33 @@ export function createSbomReader(): SbomReader {
       }
       const pool = thePool(laneFor(byteLength));
       // The slices come through a port of their own, beside the pool's: the answer can arrive
-      // before the last of them, so it says how many to wait for.
+      // before the last of them, so it says how many to wait for. A slice that cannot arrive (its
+      // message undecodable, the port closed first) fails the read rather than leaving it waiting.
       const { port1, port2 } = new MessageChannel();
       let heard = 0;
+      let expected = Number.POSITIVE_INFINITY;
+      let resolve!: () => void;
+      let reject!: (error: unknown) => void;
+      const allHeard = new Promise<void>((yes, no) => {
+        resolve = yes;
+        reject = no;
+      });
+      allHeard.catch(() => {}); // awaited only once the answer came
       port1.on('message', (slice: ReadingSlice) => {
         heard++;
         onSlice(slice);
+        if (heard >= expected) resolve();
       });
+      port1.on('messageerror', reject);
+      port1.on('close', () => reject(new Error(`the parse thread's port closed after ${heard} slices`)));
       try {
         const readTask: ReadTask = { chunks: task, port: port2 };
         const answer = (await pool.run(readTask, { transferList: [...transferList, port2] })) as WorkerAnswer;
         onTrace?.(answer.trace);
         if (!answer.ok) throw new AppError(answer.code, answer.message, answer.details);
-        while (heard < answer.slices) await once(port1, 'message');
+        expected = answer.slices;
+        if (heard >= expected) resolve();
+        await allHeard;
         return answer.summary;
       } finally {
         port1.close();

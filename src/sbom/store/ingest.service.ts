@@ -98,7 +98,7 @@ export function createSbomIngestService(
       // read.
       const storing = storeInSlices(database, await orgOf(product.org_id), knownComponents);
       const reading = await reader.read(request.bytes, storing.add).catch(async (error: unknown) => {
-        await storing.settled();
+        await storing.abandon();
         throw error;
       });
       const { detected } = reading;

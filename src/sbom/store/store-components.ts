@@ -61,8 +61,8 @@ export const SLICES_AT_ONCE = 2;
  * storeComponents for a document read in slices (SbomReader.read): each slice is stored as it
  * arrives, SLICES_AT_ONCE at a time, while the rest is still being read. `finish` gives the ids
  * of the whole document in document order once all are stored, or throws the first failure (the
- * slices not yet begun are not stored); `settled` waits for the slices under way (a reading that
- * failed leaves nothing running).
+ * slices not yet begun are not stored); `abandon` drops the slices not yet begun and waits for
+ * those under way (a reading that failed leaves nothing running).
  */
 export function storeInSlices(database: Database, org: { id: string; number: number }, known: KnownComponents) {
   const waiting: ReadingSlice[] = [];
@@ -77,8 +77,9 @@ export function storeInSlices(database: Database, org: { id: string; number: num
       failure ??= { error };
     }
   }
+  let abandoned = false;
   function next(): void {
-    if (failure) waiting.length = 0;
+    if (failure || abandoned) waiting.length = 0;
     while (running.size < SLICES_AT_ONCE && waiting.length > 0) {
       const task: Promise<void> = store(waiting.shift()!).finally(() => {
         running.delete(task);
@@ -96,7 +97,11 @@ export function storeInSlices(database: Database, org: { id: string; number: num
       waiting.push(slice);
       next();
     },
-    settled,
+    async abandon(): Promise<void> {
+      abandoned = true;
+      waiting.length = 0;
+      await settled();
+    },
     async finish(count: number): Promise<Float64Array> {
       await settled();
       if (failure) throw failure.error;

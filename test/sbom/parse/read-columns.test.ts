@@ -16,14 +16,14 @@ import { jsonBytesMayHoldUnstorable } from '../../../src/shared/storable-text.js
 import {
   fieldsAt,
   keysBetween,
-  OUT_OF_ORDER_ONE_IN,
   READING_SLICES,
   type ReadingSlice,
   readSbomBytes,
   readSbomSlices,
+  SLICE_OVERLAP_ONE_IN,
   textAt,
 } from '../../../src/sbom/parse/read-sbom.js';
-import { cycloneDx16 } from '../sbom-fixtures.js';
+import { cycloneDx16, cycloneDx16ByName } from '../sbom-fixtures.js';
 
 // The reading's byte columns (read-sbom.ts): each component's text at its offsets and its key at
 // its position, for any text; and the strings that would make texts and offsets disagree are
@@ -157,8 +157,8 @@ describe('SBOM reading columns', () => {
   };
 
   it('hands the components over in slices growing to the largest, which put together are the whole reading', () => {
-    const doc = cycloneDx16(30);
-    doc.components[4].name = 'lib-ñandú-😀';
+    const doc = cycloneDx16ByName(30);
+    doc.components[4].name += '-ñandú-😀';
     doc.components[9].purl = 'pkg:npm/other@1.0.0';
     const whole = readSbomBytes(Buffer.from(JSON.stringify(doc)));
     const { summary, slices } = slicesOf(doc, { first: 3, largest: 8 });
@@ -221,48 +221,48 @@ describe('SBOM reading columns', () => {
     assert.deepEqual(heard, []);
   });
 
-  it('hands slices over early only while the components come in the order of their names’ first characters', () => {
-    const sizes = { first: 3, largest: 8 };
-    const named = (names: string[]) => {
-      const doc = cycloneDx16(names.length);
-      names.forEach((name, i) => {
-        doc.components[i].name = name;
-      });
-      return doc;
-    };
+  it('hands slices over early only while each lands in a stretch of keys of its own', () => {
+    const sizes = { first: 50, largest: 100 };
     const spans = (doc: unknown) => slicesOf(doc, sizes).slices.map((s) => [s.first, s.count]);
-    const letters = 'abcdefghijklmnopqrstuvwxyz';
-    // By name (equal first characters are in order; so are names past U+00FF, all keyed 0xff).
-    const ordered = Array.from({ length: 30 }, (_, i) => `${letters[Math.floor(i / 2)]}-${i}`);
-    ordered[28] = 'ÿ-last';
-    ordered[29] = '日本-last';
-    assert.deepEqual(spans(named(ordered)), [
-      [0, 3],
-      [3, 6],
-      [9, 8],
-      [17, 8],
-      [25, 5],
+    // By name, as SBOM tools list components: each slice's keys start past the last one's
+    // (but for the names of the character where they meet).
+    assert.deepEqual(spans(cycloneDx16ByName(400)), [
+      [0, 50],
+      [50, 100],
+      [150, 100],
+      [250, 100],
+      [350, 50],
     ]);
-    // Shuffled: everything in one slice at the end.
-    const shuffled = Array.from({ length: 30 }, (_, i) => `${letters[(i * 7 + 20) % 26]}-${i}`);
-    assert.deepEqual(spans(named(shuffled)), [[0, 30]]);
-    // In order for two slices, then shuffled: the rest in one.
-    const turned = [...ordered.slice(0, 9), ...shuffled.slice(9)];
-    assert.deepEqual(spans(named(turned)), [
-      [0, 3],
-      [3, 6],
-      [9, 21],
+    // Every name starting alike (Go modules, say): their keys lie all over the same stretch, so
+    // after the first slice the rest goes in one.
+    assert.deepEqual(spans(cycloneDx16(400)), [
+      [0, 50],
+      [50, 350],
     ]);
-    // One step back in OUT_OF_ORDER_ONE_IN components (an SBOM tool that sorts without case) is still in order.
-    const count = 2 * OUT_OF_ORDER_ONE_IN;
-    const mostly = Array.from({ length: count }, (_, i) => `${letters[Math.floor((i * 26) / count)]}-${i}`);
-    mostly[OUT_OF_ORDER_ONE_IN] = 'A-upper';
-    assert.ok(
-      slicesOf(named(mostly), { first: OUT_OF_ORDER_ONE_IN, largest: OUT_OF_ORDER_ONE_IN }).slices.length === 2,
-      'sliced despite one step back',
-    );
-    mostly[OUT_OF_ORDER_ONE_IN + 2] = 'B-upper';
-    mostly[OUT_OF_ORDER_ONE_IN + 4] = 'C-upper';
-    assert.equal(slicesOf(named(mostly), { first: OUT_OF_ORDER_ONE_IN / 2, largest: OUT_OF_ORDER_ONE_IN / 2 }).slices.length, 3);
+    // Shuffled.
+    const shuffled = cycloneDx16ByName(400);
+    shuffled.components = shuffled.components.map((_: unknown, i: number, all: unknown[]) => all[(i * 157) % 400]);
+    assert.deepEqual(spans(shuffled), [
+      [0, 50],
+      [50, 350],
+    ]);
+    // Two lists by name one after the other: from the slice where the second begins, the rest in one.
+    const twice = cycloneDx16ByName(200);
+    const again = cycloneDx16ByName(200).components.map((c: { name: string; purl: string; version: string }) => {
+      const name = `${c.name}-again`;
+      const purl = `pkg:npm/${name}@${c.version}`;
+      return { ...c, name, purl, 'bom-ref': purl };
+    });
+    twice.components.push(...again);
+    assert.deepEqual(spans(twice), [
+      [0, 50],
+      [50, 100],
+      [150, 250],
+    ]);
+    // A few names out of place (an SBOM tool sorting without case: `Zlib` among the `z`s) change nothing.
+    const few = cycloneDx16ByName(400);
+    for (const i of [120, 260]) few.components[i].name = `A-${i}`;
+    assert.deepEqual(spans(few), spans(cycloneDx16ByName(400)));
+    assert.equal(SLICE_OVERLAP_ONE_IN, 4);
   });
 });

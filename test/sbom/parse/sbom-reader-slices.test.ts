@@ -3,7 +3,7 @@ import { after, describe, it } from 'node:test';
 import { AppError } from '../../../src/errors.js';
 import { keysBetween, READING_SLICES, type ReadingSlice, readSbomBytes, textAt } from '../../../src/sbom/parse/read-sbom.js';
 import { createSbomReader, type ReadTrace } from '../../../src/sbom/parse/sbom-reader.js';
-import { cycloneDx16 } from '../sbom-fixtures.js';
+import { cycloneDx16, cycloneDx16ByName } from '../sbom-fixtures.js';
 
 // The reader hands a document's components over in slices while its thread reads on
 // (sbom-reader.ts, read-sbom.ts: readSbomSlices), so that storing them starts before the reading
@@ -15,7 +15,7 @@ const epochNow = () => performance.timeOrigin + performance.now();
 
 describe('SBOM reader slices', () => {
   it('hears the first slice while the thread still reads, and every slice before the answer', async () => {
-    const doc = cycloneDx16(60_000);
+    const doc = cycloneDx16ByName(60_000);
     const bytes = Buffer.from(JSON.stringify(doc));
     const whole = readSbomBytes(bytes);
     const heard: Array<{ slice: ReadingSlice; at: number }> = [];

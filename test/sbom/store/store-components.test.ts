@@ -6,7 +6,7 @@ import { KEY_STRIDE, READING_SLICES, type ReadingSlice, readSbomBytes, readSbomS
 import { KEY_SLICE, SLICES_AT_ONCE, storeComponents, storeInSlices } from '../../../src/sbom/store/store-components.js';
 import { AppError } from '../../../src/errors.js';
 import { buildHarness, suiteTeardown } from '../../helpers/app.js';
-import { cycloneDx16 } from '../sbom-fixtures.js';
+import { cycloneDx16, cycloneDx16ByName } from '../sbom-fixtures.js';
 
 const all = (n: number) => Array.from({ length: n }, (_, i) => i);
 const CHUNK = 2_000;
@@ -201,7 +201,7 @@ describe('storing a document’s components slice by slice', () => {
 
   /** The document's slices (of 3, 6, 8, 8, … components) and its reading whole. */
   function slicesOf(count: number) {
-    const bytes = Buffer.from(JSON.stringify(cycloneDx16(count)));
+    const bytes = Buffer.from(JSON.stringify(cycloneDx16ByName(count)));
     const slices: ReadingSlice[] = [];
     readSbomSlices(bytes, (slice) => slices.push(slice), { first: 3, largest: 8 });
     return { slices, whole: readSbomBytes(bytes) };
@@ -229,7 +229,7 @@ describe('storing a document’s components slice by slice', () => {
   }
 
   const until = async (condition: () => boolean) => {
-    for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 5));
+    for (let i = 0; i < 2_000 && !condition(); i++) await new Promise((r) => setTimeout(r, 5));
     assert.ok(condition());
   };
 
@@ -286,6 +286,32 @@ describe('storing a document’s components slice by slice', () => {
     } finally {
       componentsRepo.findOrInsert = findOrInsert;
     }
+  });
+
+  it('a reading that fails abandons the slices not begun and waits for those under way', async () => {
+    const h = await buildHarness(teardown);
+    const acme = await h.tenant('acme', ['products:write']);
+    const org = { id: acme.orgId, number: await componentsRepo.orgNumber(h.database.db, acme.orgId) };
+    const { slices } = slicesOf(25);
+    await gatedFinds(async (calls, running) => {
+      const storing = storeInSlices(h.database, org, new KnownComponents(1 << 20));
+      for (const slice of slices) storing.add(slice);
+      await until(() => calls.length === SLICES_AT_ONCE);
+      let abandoned = false;
+      const abandoning = storing.abandon().then(() => {
+        abandoned = true;
+      });
+      await new Promise((r) => setTimeout(r, 20));
+      assert.equal(abandoned, false, 'it waits for the slices under way');
+      for (const call of calls) call.open();
+      await abandoning;
+      assert.equal(running(), 0);
+      assert.deepEqual(
+        calls.map((c) => c.first),
+        [0, 3],
+        'the slices not begun were not stored',
+      );
+    });
   });
 
   it('an upload refused at its last component stores none of its components, and one the database fails stores no revision', async () => {
