@@ -17,13 +17,13 @@ async function inSlices(length: number, step: (from: number, to: number) => void
 
 /**
  * The organisation's ids of the read components (a document's, or a slice of them), in their
- * order; components the organisation does not store yet are stored first. Outside the revision's transaction: a
- * stored component is immutable and only referenced once that transaction commits, so a crash
- * in between leaves at most unreferenced components, which the next upload listing them reuses.
- * Components `known` remembers (nearly all, from the second revision of a product on) cost
- * nothing; the others are found or stored in one transaction of their own, all that were read
- * at once (Database.findOrInsert: on SQLite in a thread of its own). The ids are remembered once
- * that is committed.
+ * order; components the organisation does not store yet are stored first. Outside the revision's
+ * transaction: a stored component is immutable and only referenced once that transaction
+ * commits, so a crash in between leaves at most unreferenced components, which the next upload
+ * listing them reuses. Components `known` remembers (nearly all, from the second revision of a
+ * product on) cost nothing; the others are found or stored in one transaction of their own, all
+ * that were read at once (Database.findOrInsert: on SQLite in a thread of its own). The ids are
+ * remembered once that is committed.
  */
 export async function storeComponents(
   database: Database,
@@ -31,13 +31,31 @@ export async function storeComponents(
   reading: ReadingColumns,
   known: KnownComponents,
 ): Promise<Float64Array> {
+  const stored = await findOrStore(database, org, reading, known);
+  await rememberStored(org.id, known, [stored]);
+  return stored.ids;
+}
+
+/** The ids of `reading`'s components, and the positions of those `known` did not remember (now found or stored). */
+interface Stored {
+  keys: Uint8Array;
+  ids: Float64Array;
+  unknown: number[];
+}
+
+async function findOrStore(
+  database: Database,
+  org: { id: string; number: number },
+  reading: ReadingColumns,
+  known: KnownComponents,
+): Promise<Stored> {
   const ids = new Float64Array(reading.count); // 0: not stored (ids start at 1)
   let found = 0;
   await inSlices(reading.count, (from, to) => {
     found += known.find(org.id, reading.keys, KEY_STRIDE, ids, from, to);
   });
-  if (found === reading.count) return ids;
   const unknown: number[] = [];
+  if (found === reading.count) return { keys: reading.keys, ids, unknown };
   for (let i = 0; i < reading.count; i++) if (ids[i] === 0) unknown.push(i);
   const stored = await componentsRepo.findOrInsert(database, org.number, reading, unknown);
   for (let p = 0; p < unknown.length; p++) {
@@ -45,13 +63,25 @@ export async function storeComponents(
     if (!(id > 0)) throw new Error(`component ${unknown[p]} of the document was neither found nor stored`);
     ids[unknown[p]!] = id;
   }
-  // Room for all at once (growing a table copies what it holds), then a slice per turn.
+  return { keys: reading.keys, ids, unknown };
+}
+
+/**
+ * Remembers the ids `known` did not have, of a whole document (all its slices): room for all at
+ * once, then a slice per turn. Room made a slice at a time would grow the organisation's table
+ * several times in one document (each growth copies what it holds), and an organisation reaching
+ * the bound partway through would start over and keep only the document's last slices.
+ */
+async function rememberStored(orgId: string, known: KnownComponents, parts: readonly Stored[]): Promise<void> {
+  const count = parts.reduce((sum, part) => sum + part.unknown.length, 0);
+  if (count === 0) return;
   await turn();
-  known.reserve(org.id, unknown.length);
-  await inSlices(unknown.length, (from, to) => {
-    known.remember(org.id, reading.keys, KEY_STRIDE, ids, unknown.slice(from, to));
-  });
-  return ids;
+  known.reserve(orgId, count);
+  for (const { keys, ids, unknown } of parts) {
+    await inSlices(unknown.length, (from, to) => {
+      known.remember(orgId, keys, KEY_STRIDE, ids, unknown.slice(from, to));
+    });
+  }
 }
 
 /** Slices of one document stored at once (storeInSlices): on PostgreSQL each takes up to three connections. */
@@ -59,8 +89,9 @@ export const SLICES_AT_ONCE = 2;
 
 /**
  * storeComponents for a document read in slices (SbomReader.read): each slice is stored as it
- * arrives, SLICES_AT_ONCE at a time, while the rest is still being read. `finish` gives the ids
- * of the whole document in document order once all are stored, or throws the first failure (the
+ * arrives, SLICES_AT_ONCE at a time, while the rest is still being read. `finish` remembers the
+ * ids of the whole document at once and gives them in document order once all are stored, or
+ * throws the first failure (the
  * slices not yet begun are not stored); `abandon` drops the slices not yet begun and waits for
  * those under way (a reading that failed leaves nothing running).
  */
@@ -68,11 +99,11 @@ export function storeInSlices(database: Database, org: { id: string; number: num
   const waiting: ReadingSlice[] = [];
   const running = new Set<Promise<void>>();
   let failure: { error: unknown } | null = null;
-  const parts: Array<{ first: number; ids: Float64Array }> = [];
+  const parts: Array<Stored & { first: number }> = [];
 
   async function store(slice: ReadingSlice): Promise<void> {
     try {
-      parts.push({ first: slice.first, ids: await storeComponents(database, org, slice, known) });
+      parts.push({ first: slice.first, ...(await findOrStore(database, org, slice, known)) });
     } catch (error) {
       failure ??= { error };
     }
@@ -112,6 +143,7 @@ export function storeInSlices(database: Database, org: { id: string; number: num
         covered += some.length;
       }
       if (covered !== count) throw new Error(`${covered} of the document's ${count} components were stored`);
+      await rememberStored(org.id, known, parts);
       return ids;
     },
   };

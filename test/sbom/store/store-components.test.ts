@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { componentsRepo } from '../../../src/sbom/store/components.repo.js';
-import { KnownComponents } from '../../../src/sbom/store/known-components.js';
+import { KeyTable, KnownComponents } from '../../../src/sbom/store/known-components.js';
 import { KEY_STRIDE, READING_SLICES, type ReadingSlice, readSbomBytes, readSbomSlices } from '../../../src/sbom/parse/read-sbom.js';
 import { KEY_SLICE, SLICES_AT_ONCE, storeComponents, storeInSlices } from '../../../src/sbom/store/store-components.js';
 import { AppError } from '../../../src/errors.js';
@@ -262,6 +262,27 @@ describe('storing a document’s components slice by slice', () => {
     assert.ok(ids.every((id) => id > 0));
     // The same ids as the document stored whole (every component found).
     assert.deepEqual([...(await storeComponents(h.database, org, whole, new KnownComponents(1 << 20)))], [...ids]);
+  });
+
+  it('remembers the whole document at once: an organisation reaching the bound partway keeps all of it, not its last slices', async () => {
+    const h = await buildHarness(teardown);
+    const acme = await h.tenant('acme', ['products:write']);
+    const org = { id: acme.orgId, number: await componentsRepo.orgNumber(h.database.db, acme.orgId) };
+    // Room for 32 keys (64 slots, at most half full): 20 held, then a document of 25 in four slices.
+    const known = new KnownComponents(KeyTable.bytesFor(32));
+    const before = readSbomBytes(Buffer.from(JSON.stringify(cycloneDx16(20))));
+    await storeComponents(h.database, org, before, known);
+    assert.equal(known.size, 20);
+    const { slices, whole } = slicesOf(25);
+    assert.equal(slices.length, 4);
+    const storing = storeInSlices(h.database, org, known);
+    for (const slice of slices) storing.add(slice);
+    const ids = await storing.finish(25);
+    // 45 keys would outgrow the bound: the organisation starts over with the document's 25.
+    assert.equal(known.size, 25);
+    const found = new Float64Array(25);
+    assert.equal(known.find(acme.orgId, whole.keys, KEY_STRIDE, found, 0, 25), 25);
+    assert.deepEqual([...found], [...ids]);
   });
 
   it('a slice that fails fails the document: the slices not begun are not stored, and finish throws its error', async () => {
