@@ -84,16 +84,15 @@ async function rememberStored(orgId: string, known: KnownComponents, parts: read
   }
 }
 
-/** Slices of one document stored at once (storeInSlices): on PostgreSQL each takes up to three connections. */
+/** Slices of one document stored at once (storeInSlices); on PostgreSQL their chunks share the process's bulk slots (postgres.ts). */
 export const SLICES_AT_ONCE = 2;
 
 /**
  * storeComponents for a document read in slices (SbomReader.read): each slice is stored as it
  * arrives, SLICES_AT_ONCE at a time, while the rest is still being read. `finish` remembers the
  * ids of the whole document at once and gives them in document order once all are stored, or
- * throws the first failure (the
- * slices not yet begun are not stored); `abandon` drops the slices not yet begun and waits for
- * those under way (a reading that failed leaves nothing running).
+ * throws the first failure (the slices not yet begun are not stored); `abandon` drops the slices
+ * not yet begun and waits for those under way (a reading that failed leaves nothing running).
  */
 export function storeInSlices(database: Database, org: { id: string; number: number }, known: KnownComponents) {
   const waiting: ReadingSlice[] = [];
