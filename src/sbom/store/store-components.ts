@@ -2,6 +2,7 @@ import { setImmediate as turn } from 'node:timers/promises';
 import type { Database } from '../../db/index.js';
 import { componentsRepo } from './components.repo.js';
 import type { KnownComponents } from './known-components.js';
+import { Slots } from '../../shared/slots.js';
 import { KEY_STRIDE, type ReadingColumns, type ReadingSlice } from '../parse/read-sbom.js';
 
 /** Keys looked up in memory, remembered or listed per turn of the event loop (2–5 ms each). */
@@ -95,45 +96,32 @@ export const SLICES_AT_ONCE = 2;
  * not yet begun and waits for those under way (a reading that failed leaves nothing running).
  */
 export function storeInSlices(database: Database, org: { id: string; number: number }, known: KnownComponents) {
-  const waiting: ReadingSlice[] = [];
-  const running = new Set<Promise<void>>();
+  const slots = new Slots(SLICES_AT_ONCE);
+  const stores: Array<Promise<void>> = [];
   let failure: { error: unknown } | null = null;
-  const parts: Array<Stored & { first: number }> = [];
-
-  async function store(slice: ReadingSlice): Promise<void> {
-    try {
-      parts.push({ first: slice.first, ...(await findOrStore(database, org, slice, known)) });
-    } catch (error) {
-      failure ??= { error };
-    }
-  }
   let abandoned = false;
-  function next(): void {
-    if (failure || abandoned) waiting.length = 0;
-    while (running.size < SLICES_AT_ONCE && waiting.length > 0) {
-      const task: Promise<void> = store(waiting.shift()!).finally(() => {
-        running.delete(task);
-        next();
-      });
-      running.add(task);
-    }
-  }
-  async function settled(): Promise<void> {
-    while (running.size > 0) await Promise.all(running);
-  }
+  const parts: Array<Stored & { first: number }> = [];
 
   return {
     add(slice: ReadingSlice): void {
-      waiting.push(slice);
-      next();
+      stores.push(
+        slots.run(async () => {
+          // Once a slice failed, or the reading did, the slices still waiting are not stored.
+          if (failure || abandoned) return;
+          try {
+            parts.push({ first: slice.first, ...(await findOrStore(database, org, slice, known)) });
+          } catch (error) {
+            failure ??= { error };
+          }
+        }),
+      );
     },
     async abandon(): Promise<void> {
       abandoned = true;
-      waiting.length = 0;
-      await settled();
+      await Promise.all(stores);
     },
     async finish(count: number): Promise<Float64Array> {
-      await settled();
+      await Promise.all(stores);
       if (failure) throw failure.error;
       const ids = new Float64Array(count);
       let covered = 0;
