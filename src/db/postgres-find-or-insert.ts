@@ -9,8 +9,8 @@ import type { Slots } from '../shared/slots.js';
 // a time (PostgreSQL inserts on as many cores as it has connections at work; three kept the two
 // cores busier than two), and never more than the process's bulk slots at once whatever the
 // number of calls (an upload stores its slices two at a time, and uploads run side by side: the
-// pool's other connections stay free for everyone's requests), each binding one array per column, written as one literal from the
-// packed bytes (postgres-array-literals.ts): an INSERT … SELECT FROM unnest(…) ON CONFLICT DO
+// pool's other connections stay free for everyone's requests). Each binds one array per column,
+// written as one literal from the packed bytes (postgres-array-literals.ts): an INSERT … SELECT FROM unnest(…) ON CONFLICT DO
 // NOTHING whose new rows' ids come back with their positions, then the ids of the rows that were
 // there already through the unique index. A stored row is never changed, and the caller refers
 // to the rows only after all have been stored, so a chunk that commits while another fails leaves

@@ -98,8 +98,9 @@ export function componentKey(text: string): string {
  * componentKey(text), written as ASCII at `at` of `target` (the parse worker's key column):
  * the same key without the two strings in between. Copied a character at a time: a Buffer
  * write is a call into C++ that cost more than the 22 characters (~2 ms per 10,000 keys).
+ * Returns the name prefix the key starts with (namePrefix of the text).
  */
-export function writeComponentKey(text: string, target: Uint8Array, at: number): void {
+export function writeComponentKey(text: string, target: Uint8Array, at: number): number {
   const name = namePrefix(text);
   target[at] = BASE64URL.charCodeAt(name >>> 18);
   target[at + 1] = BASE64URL.charCodeAt((name >>> 12) & 63);
@@ -109,6 +110,7 @@ export function writeComponentKey(text: string, target: Uint8Array, at: number):
   const digestCharacters = KEY_LENGTH - NAME_CHARACTERS - 1;
   for (let i = 0; i < digestCharacters; i++) target[at + NAME_CHARACTERS + i] = whole.charCodeAt(i);
   target[at + KEY_LENGTH - 1] = LAST_KEY_CHARACTER[whole.charCodeAt(digestCharacters)]!;
+  return name;
 }
 
 /**

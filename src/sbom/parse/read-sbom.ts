@@ -6,7 +6,6 @@ import {
   expandAbbreviated,
   expandCompact,
   KEY_LENGTH,
-  namePrefix,
   writeComponentKey,
 } from './component-rows.js';
 import { validateCycloneDx } from './cyclonedx-validator.js';
@@ -216,9 +215,6 @@ class SliceBuilder {
 
   /** Adds `c`, counting it `below` when its name prefix (its key's first 3 bytes) is under `under`. */
   add(c: NormalisedComponent, under: number): void {
-    const prefix = namePrefix(c.name);
-    if (prefix < under) this.below++;
-    if (prefix > this.largestPrefix) this.largestPrefix = prefix;
     const i = this.#parts.length;
     if ((i + 1) * KEY_STRIDE > this.#keys.length) {
       const grown = new Uint8Array(this.#keys.length * 2).fill(0x2c, this.#keys.length);
@@ -226,7 +222,10 @@ class SliceBuilder {
       this.#keys = grown;
     }
     const texts = componentTexts(c);
-    writeComponentKey(texts.text, this.#keys, i * KEY_STRIDE);
+    // The text starts with the name: the key's prefix is the name's.
+    const prefix = writeComponentKey(texts.text, this.#keys, i * KEY_STRIDE);
+    if (prefix < under) this.below++;
+    if (prefix > this.largestPrefix) this.largestPrefix = prefix;
     this.#parts.push(texts.stored);
     this.#differs.push(texts.purlNameDiffers);
     this.#forms.push(texts.forms);

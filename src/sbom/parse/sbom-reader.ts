@@ -65,10 +65,10 @@ export interface SbomReader {
    * how many components), or the AppError the document deserves. Its components go to `onSlice`
    * as they are read, in compact columns, a slice at a time in document order (readSbomSlices),
    * while the thread reads on: whoever stores them can start before the reading ends. Every
-   * slice has been heard when the promise resolves; none is heard after it settles. Each buffer alone on its memory moves to the
-   * worker without a copy (a slice of a shared one is copied), so the caller must not use them
-   * afterwards; the slices' columns move back the same way. `onTrace` hears which thread read
-   * it, and when.
+   * slice has been heard when the promise resolves; none is heard after it settles. Each buffer
+   * alone on its memory moves to the worker without a copy (a slice of a shared one is copied),
+   * so the caller must not use them afterwards; the slices' columns move back the same way.
+   * `onTrace` hears which thread read it, and when.
    */
   read(
     bytes: Buffer | readonly Buffer[],

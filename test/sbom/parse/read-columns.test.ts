@@ -72,7 +72,7 @@ describe('SBOM reading columns', () => {
     const target = new Uint8Array(KEY_LENGTH + 2).fill(0x2c);
     for (let i = 0; i < 5_000; i++) {
       const text = `c-${i}-${['', 'ü', 'ü€', 'ü€😀'][i % 4]}\u0000${i * 7919}`;
-      writeComponentKey(text, target, 1);
+      assert.equal(writeComponentKey(text, target, 1), namePrefix(text), 'it answers the prefix it wrote');
       assert.equal(Buffer.from(target).toString('latin1'), `,${expectedKey(text)},`, text);
     }
   });
