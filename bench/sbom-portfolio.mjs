@@ -31,7 +31,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { stealMeter } from './cpu-steal.mjs';
+import { postgresCpuMeter, processCpuMeter, stealMeter } from './cpu-steal.mjs';
 import { median, percentile, range, round1 } from './stats.mjs';
 import { benchDatabase, benchDocument, peakRssMiB, postSbom, ROOT, settle, startServer } from './sbom-ingest.mjs';
 import { readLatencies } from './sbom-scale.mjs';
@@ -174,10 +174,42 @@ async function timedUpload(url, key, sku, body, size) {
  * (its work after the 201 is part of what the upload costs everyone else).
  */
 async function uploadThenMatched(url, key, sku, body, size, databaseUrl) {
+  return (await costedUploadThenMatched(url, key, sku, body, size, databaseUrl, [])).ms;
+}
+
+/** uploadThenMatched, with what each of `meters` (cpu-steal.mjs) counted from its first byte to the 201. */
+async function costedUploadThenMatched(url, key, sku, body, size, databaseUrl, meters) {
   const above = await largestComponentId(databaseUrl);
+  const started = meters.map((start) => start());
   const ms = await timedUpload(url, key, sku, body, size);
+  const cpu = started.map((meter) => meter.stop());
   await matched(databaseUrl, above);
-  return ms;
+  return { ms, cpu };
+}
+
+/**
+ * The CPU an upload took, median and range of the runs: the server's threads (its parse and
+ * SQLite writer threads included), and PostgreSQL's processes (null on SQLite); and the page
+ * faults the server took meanwhile (memory it touched for the first time, or again after giving
+ * it back). Ten thousand components in a tenth of a second on the clock need as much CPU as they
+ * take, on two cores that the readers share.
+ */
+function cpuColumns(samples) {
+  const of = (pick) => {
+    const values = samples.map(pick).filter((v) => v !== null && v !== undefined);
+    return values.length > 0 ? [Math.round(median(values)), range(values)] : [null, null];
+  };
+  const [server, serverRange] = of((s) => s.server?.ms);
+  const [database, databaseRange] = of((s) => s.database?.ms);
+  const [faults, faultsRange] = of((s) => s.server?.faults);
+  return {
+    server_cpu_ms: server,
+    server_cpu_range: serverRange,
+    database_cpu_ms: database,
+    database_cpu_range: databaseRange,
+    server_page_faults: faults,
+    server_page_faults_range: faultsRange,
+  };
 }
 
 /** Rows of medians with ranges from the runs' samples. */
@@ -290,19 +322,21 @@ export async function runSbomPortfolioBench({
         const known = await whileReading(url, seeded.readKey, () =>
           timedUpload(url, seeded.writeKey, sku, Buffer.from(benchDocument(components)), 10_000),
         );
-        // The same kind of upload with nothing else running: what the readers' share of two cores costs it.
-        const quiet = await uploadThenMatched(
+        // The same kind of upload with nothing else running: what the readers' share of two cores
+        // costs it, and the CPU it takes (the server's threads; PostgreSQL's processes).
+        const quiet = await costedUploadThenMatched(
           url,
           seeded.writeKey,
           `NEW-${product++}`,
           Buffer.from(benchDocument(portfolioComponents(10_000, `q${run}`, 70_000 + run))),
           10_000,
           db.url,
+          [() => processCpuMeter(child.pid), ...(db.backend === 'postgres' ? [postgresCpuMeter] : [])],
         );
         if (run === 0) continue;
         rounds.new10k.push({ ms: fresh.value, p99: fresh.p99, max: fresh.max });
         rounds.known10k.push({ ms: known.value, p99: known.p99, max: known.max });
-        rounds.quiet10k.push({ ms: quiet, p99: null, max: null });
+        rounds.quiet10k.push({ ms: quiet.ms, p99: null, max: null, server: quiet.cpu[0], database: quiet.cpu[1] ?? null });
       }
       const bigRuns = Math.max(1, Math.ceil(runs / 2));
       for (let run = 0; run <= bigRuns; run++) {
@@ -337,6 +371,7 @@ export async function runSbomPortfolioBench({
           get_products_p99_ms: null,
           get_products_p99_range: null,
           get_products_max_ms: null,
+          ...cpuColumns(rounds.quiet10k),
           goal: 'none (the row above is the goal’s)',
         },
         row('new components, 100,000 (a product’s first SBOM)', 100_000, rounds.new100k, {
