@@ -1,6 +1,7 @@
 /**
  * At most `size` tasks run at once; the others wait for a slot, first come first served. For work
- * that shares a bounded resource with everyone else (PostgreSQL's pool: postgres-find-or-insert.ts).
+ * that shares a bounded resource: PostgreSQL's pool (postgres-find-or-insert.ts), a document's
+ * slices stored at once (store-components.ts).
  */
 export class Slots {
   #free: number;

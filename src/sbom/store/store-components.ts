@@ -16,27 +16,6 @@ async function inSlices(length: number, step: (from: number, to: number) => void
   }
 }
 
-/**
- * The organisation's ids of the read components (a document's, or a slice of them), in their
- * order; components the organisation does not store yet are stored first. Outside the revision's
- * transaction: a stored component is immutable and only referenced once that transaction
- * commits, so a crash in between leaves at most unreferenced components, which the next upload
- * listing them reuses. Components `known` remembers (nearly all, from the second revision of a
- * product on) cost nothing; the others are found or stored in one transaction of their own, all
- * that were read at once (Database.findOrInsert: on SQLite in a thread of its own). The ids are
- * remembered once that is committed.
- */
-export async function storeComponents(
-  database: Database,
-  org: { id: string; number: number },
-  reading: ReadingColumns,
-  known: KnownComponents,
-): Promise<Float64Array> {
-  const stored = await findOrStore(database, org, reading, known);
-  await rememberStored(org.id, known, [stored]);
-  return stored.ids;
-}
-
 /** The ids of `reading`'s components, and the positions of those `known` did not remember (now found or stored). */
 interface Stored {
   keys: Uint8Array;
@@ -89,11 +68,19 @@ async function rememberStored(orgId: string, known: KnownComponents, parts: read
 export const SLICES_AT_ONCE = 2;
 
 /**
- * storeComponents for a document read in slices (SbomReader.read): each slice is stored as it
- * arrives, SLICES_AT_ONCE at a time, while the rest is still being read. `finish` remembers the
- * ids of the whole document at once and gives them in document order once all are stored, or
- * throws the first failure (the slices not yet begun are not stored); `abandon` drops the slices
- * not yet begun and waits for those under way (a reading that failed leaves nothing running).
+ * The organisation's ids of a document's components, in document order, as it is read in slices
+ * (SbomReader.read); components the organisation does not store yet are stored first. Outside the
+ * revision's transaction: a stored component is immutable and only referenced once that
+ * transaction commits, so a crash in between leaves at most unreferenced components, which the
+ * next upload listing them reuses. Components `known` remembers (nearly all, from the second
+ * revision of a product on) cost nothing; the others of each slice are found or stored in one
+ * transaction of their own (Database.findOrInsert: on SQLite in a thread of its own).
+ *
+ * Each slice is stored as it arrives, SLICES_AT_ONCE at a time, while the rest is still being
+ * read. `finish` remembers the ids of the whole document at once, once all are committed, and
+ * gives them in document order, or throws the first failure (the slices not yet begun are not
+ * stored); `abandon` drops the slices not yet begun and waits for those under way (a reading that
+ * failed leaves nothing running).
  */
 export function storeInSlices(database: Database, org: { id: string; number: number }, known: KnownComponents) {
   const slots = new Slots(SLICES_AT_ONCE);

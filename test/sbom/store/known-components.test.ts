@@ -20,7 +20,7 @@ const key = (name: string) => name.padEnd(KEY_LENGTH, '_');
 const idsOf = (...values: number[]) => Float64Array.from(values);
 const all = (n: number) => Array.from({ length: n }, (_, i) => i);
 
-/** reserve() then remember(), as storeComponents does. */
+/** reserve() then remember(), as storing a document does (storeInSlices). */
 function rememberAll(known: KnownComponents, orgId: string, keys: Uint8Array, ids: Float64Array, positions: number[]): void {
   known.reserve(orgId, positions.length);
   known.remember(orgId, keys, KEY_STRIDE, ids, positions);

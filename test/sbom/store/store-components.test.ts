@@ -2,8 +2,15 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { componentsRepo } from '../../../src/sbom/store/components.repo.js';
 import { KeyTable, KnownComponents } from '../../../src/sbom/store/known-components.js';
-import { KEY_STRIDE, READING_SLICES, type ReadingSlice, readSbomBytes, readSbomSlices } from '../../../src/sbom/parse/read-sbom.js';
-import { KEY_SLICE, SLICES_AT_ONCE, storeComponents, storeInSlices } from '../../../src/sbom/store/store-components.js';
+import {
+  KEY_STRIDE,
+  READING_SLICES,
+  type ReadingSlice,
+  readSbomBytes,
+  readSbomSlices,
+  type SbomReading,
+} from '../../../src/sbom/parse/read-sbom.js';
+import { KEY_SLICE, SLICES_AT_ONCE, storeInSlices } from '../../../src/sbom/store/store-components.js';
 import { AppError } from '../../../src/errors.js';
 import { buildHarness, suiteTeardown } from '../../helpers/app.js';
 import { cycloneDx16, cycloneDx16ByName } from '../sbom-fixtures.js';
@@ -26,7 +33,19 @@ async function countingFinds<T>(run: (finds: number[]) => Promise<T>): Promise<T
   }
 }
 
-// storeComponents: the ids of a document's components, in document order: components already
+/** A document read whole, stored as one slice (storeInSlices): its components' ids in document order. */
+async function storeWhole(
+  database: Parameters<typeof storeInSlices>[0],
+  org: Parameters<typeof storeInSlices>[1],
+  reading: SbomReading,
+  known: KnownComponents,
+): Promise<Float64Array> {
+  const storing = storeInSlices(database, org, known);
+  storing.add({ ...reading, first: 0 });
+  return storing.finish(reading.count);
+}
+
+// Storing: the ids of a document's components, in document order: components already
 // stored, new ones, and one component listed twice (equal once normalised), far apart.
 describe('storing a revision’s components', () => {
   const teardown = suiteTeardown();
@@ -150,14 +169,14 @@ describe('storing a revision’s components', () => {
     const count = KEY_SLICE + 1_500;
     const doc = cycloneDx16(count);
     const reading = readSbomBytes(Buffer.from(JSON.stringify(doc)));
-    const first = await storeComponents(h.database, org, reading, known);
+    const first = await storeWhole(h.database, org, reading, known);
     assert.ok(first.every((id) => id > 0));
     assert.equal(known.size, count);
 
     await countingFinds(async (finds) => {
       // Not remembered (another server process stored them): found in the database, the same ids.
       const fresh = new KnownComponents(24 << 20);
-      assert.deepEqual([...(await storeComponents(h.database, org, reading, fresh))], [...first]);
+      assert.deepEqual([...(await storeWhole(h.database, org, reading, fresh))], [...first]);
       assert.equal(fresh.size, count);
       assert.deepEqual(finds, [count]);
 
@@ -167,12 +186,12 @@ describe('storing a revision’s components', () => {
       half.reserve(acme.orgId, even.length);
       half.remember(acme.orgId, reading.keys, KEY_STRIDE, first, even);
       finds.length = 0;
-      assert.deepEqual([...(await storeComponents(h.database, org, reading, half))], [...first]);
+      assert.deepEqual([...(await storeWhole(h.database, org, reading, half))], [...first]);
       assert.deepEqual(finds, [count / 2], 'only the odd positions, found (none inserted)');
       assert.equal(half.size, count);
 
       finds.length = 0;
-      assert.deepEqual([...(await storeComponents(h.database, org, reading, known))], [...first]);
+      assert.deepEqual([...(await storeWhole(h.database, org, reading, known))], [...first]);
       assert.deepEqual(finds, [], 'a revision of known components looks nothing up');
 
       // Every 1,000th component changed: stored, remembered.
@@ -182,7 +201,7 @@ describe('storing a revision’s components', () => {
       };
       const changedReading = readSbomBytes(Buffer.from(JSON.stringify(changed)));
       finds.length = 0;
-      const changedIds = await storeComponents(h.database, org, changedReading, known);
+      const changedIds = await storeWhole(h.database, org, changedReading, known);
       const positions = all(count).filter((i) => i % 1_000 === 7);
       assert.deepEqual(finds, [positions.length], 'the changed components alone');
       for (let i = 0; i < count; i++) {
@@ -261,7 +280,7 @@ describe('storing a document’s components slice by slice', () => {
     });
     assert.ok(ids.every((id) => id > 0));
     // The same ids as the document stored whole (every component found).
-    assert.deepEqual([...(await storeComponents(h.database, org, whole, new KnownComponents(1 << 20)))], [...ids]);
+    assert.deepEqual([...(await storeWhole(h.database, org, whole, new KnownComponents(1 << 20)))], [...ids]);
   });
 
   it('remembers the whole document at once: an organisation reaching the bound partway keeps all of it, not its last slices', async () => {
@@ -271,7 +290,7 @@ describe('storing a document’s components slice by slice', () => {
     // Room for 32 keys (64 slots, at most half full): 20 held, then a document of 25 in four slices.
     const known = new KnownComponents(KeyTable.bytesFor(32));
     const before = readSbomBytes(Buffer.from(JSON.stringify(cycloneDx16(20))));
-    await storeComponents(h.database, org, before, known);
+    await storeWhole(h.database, org, before, known);
     assert.equal(known.size, 20);
     const { slices, whole } = slicesOf(25);
     assert.equal(slices.length, 4);
