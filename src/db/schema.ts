@@ -13,6 +13,41 @@ export type CaseStatus = 'open' | 'closed';
 export type CaseKind = 'vulnerability' | 'incident';
 export type StageName = 'early_warning' | 'notification' | 'intermediate' | 'final';
 
+declare const encoding: unique symbol;
+
+/**
+ * Text a column holds in an encoding of its own (`Form` names it): a string at run time, but not
+ * one to the type checker, so that a raw read cannot be used as the value it encodes (as it could
+ * if this were `string & {…}`); its decoder takes it and gives the value back. The columns say
+ * which decoder; writers get these from the encoders beside those decoders.
+ */
+export interface Encoded<Form extends string> {
+  readonly [encoding]: Form;
+}
+
+/**
+ * components.purl: the mark (U+0001) where the purl held the component's "name@version" when
+ * `forms` holds FORMS.purlAbbreviated, else whole (src/sbom/parse/component-rows.ts, abbreviate).
+ * Read through purlColumn in SQL (src/sbom/store/components.repo.ts) or expandAbbreviated.
+ */
+export type AbbreviatedPurl = Encoded<'purl, abbreviated where forms says so'>;
+/**
+ * components.ref: the mark alone when it is the purl (FORMS.refIsPurl), the mark where it held
+ * "name@version" (FORMS.refAbbreviated), else whole. Read through refColumn or expandAbbreviated.
+ */
+export type AbbreviatedRef = Encoded<'ref, abbreviated where forms says so'>;
+/**
+ * components.type: empty for "library" (FORMS.typeLibrary); empty or null for none; else whole
+ * (compactTypeAndLicences). Read through typeColumn or expandCompact.
+ */
+export type CompactType = Encoded<'type, empty for library where forms says so'>;
+/**
+ * components.licenses: the JSON array of licence ids or names (licensesText), or the one licence
+ * alone, unquoted, when `forms` holds FORMS.licenceBare; null for none. Read through
+ * licencesColumn or expandCompact.
+ */
+export type CompactLicences = Encoded<'licences, one bare licence where forms says so'>;
+
 export interface OrganisationsTable {
   id: string;
   /** A small number of its own, given when it is created: what the components table stores. */
@@ -94,24 +129,35 @@ export interface SbomRevisionsTable {
   ingested_at: string;
 }
 
-/** A distinct component of an organisation, stored once whatever the number of revisions listing it. */
+/**
+ * A distinct component of an organisation, stored once whatever the number of revisions listing
+ * it. Its purl, ref, type and licences are stored encoded (their types say so, `forms` says
+ * how): a plain `select purl from components` gives the stored form, not the purl. Readers go
+ * through the repository (componentsRepo.byIds: the component as sent) or the SQL decoders of
+ * src/sbom/store/components.repo.ts (purlColumn, refColumn, typeColumn, licencesColumn).
+ */
 export interface ComponentsTable {
   id: Generated<number>;
   /** The organisation's number (organisations.number): millions of rows, each a few bytes, not a UUID. */
   org: number;
-  /** 128 bits of the digest of the normalised fields (src/sbom/parse/component-rows.ts): the content address. */
+  /**
+   * The content address, 16 bytes (migration 016): 3 of the name's (namePrefix), then the first
+   * 13 of the SHA-256 of the component's fields as sent (componentText, src/sbom/parse/component-rows.ts).
+   */
   key: Buffer;
   name: string;
   version: string | null;
-  purl: string | null;
-  type: string | null;
-  /** JSON array of license ids or names. */
-  licenses: string | null;
-  /** CycloneDX bom-ref or SPDX SPDXID. */
-  ref: string | null;
-  /** 1 when the purl names another package than `name` does: such rows are in the purl index (migration 014). */
+  purl: AbbreviatedPurl | null;
+  type: CompactType | null;
+  licenses: CompactLicences | null;
+  /** CycloneDX bom-ref, SPDX 2 SPDXID or SPDX 3 spdxId. */
+  ref: AbbreviatedRef | null;
+  /** 1 when the purl names another package than `name` does: such rows are in the partial purl index (migration 014), their purl stored whole. */
   purl_name_differs: number;
-  /** Which of purl and ref are stored abbreviated (FORMS in src/sbom/parse/component-rows.ts): read them through purlColumn and refColumn. */
+  /**
+   * Bits of FORMS (src/sbom/parse/component-rows.ts): which of purl and ref are abbreviated, and
+   * whether the type and licences take their compact forms; 0 for rows stored before 015.
+   */
   forms: Generated<number>;
 }
 
