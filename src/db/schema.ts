@@ -4,7 +4,9 @@ import type { VulnTables } from './schema-vulns.js';
 
 // The tables as the repositories see them. Dialect differences stay below this line:
 // timestamps are RFC 3339 strings with milliseconds on both databases (PostgreSQL's timestamptz
-// is parsed back into that form by db/postgres.ts), booleans are 0/1 integers, ids are UUID text.
+// is parsed back into that form by db/postgres.ts), booleans are 0/1 integers, binary columns are
+// Buffers; most ids are UUIDs (text on SQLite, uuid on PostgreSQL), while components and package
+// versions are numbered, webhook events are "msg_…" and OSV records keep their own ids.
 
 export type IntakeMode = 'signal' | 'case';
 export type ProductStatus = 'active' | 'archived';
@@ -179,8 +181,9 @@ export interface SignalsTable {
   gtin: string | null;
   product_id: string | null;
   received_at: string;
-  /** "api:<key name>" or "cli". */
+  /** "api:<key name>", "disclosure" (the public report form) or "platform:vulnerability-intelligence" (an exploited finding). */
   source: string;
+  /** The reporter a disclosure report named, sealed under CONSOLE_SECRET (shared/secret-box.ts); null otherwise. */
   reporter_name: string | null;
   reporter_contact: string | null;
   /** Why it was dismissed (status DISMISSED). */
@@ -332,9 +335,12 @@ export interface WebhookEndpointsTable {
   url: string;
   /** "*" or a comma-separated list of event types. */
   event_types: string;
-  /** "whsec_…", stored in the clear: it must be usable to sign (see the README). */
+  /**
+   * The "whsec_…" secret sealed under CONSOLE_SECRET (webhooks/secret-storage.ts): it must be
+   * readable to sign, so it cannot be a digest. Read through WebhookSecrets.open.
+   */
   secret: string;
-  /** The secret before the last rotation, still signed with until previous_secret_expires_at. */
+  /** The secret before the last rotation, sealed as `secret`, still signed with until previous_secret_expires_at. */
   previous_secret: string | null;
   previous_secret_expires_at: string | null;
   status: WebhookEndpointStatus;
@@ -364,7 +370,7 @@ export interface WebhookDeliveriesTable {
   status: WebhookDeliveryStatus;
   attempts: Generated<number>;
   next_attempt_at: string;
-  /** Retries stop once the retry window (24 h) has passed since this instant (creation or replay). */
+  /** Retries stop once the retry window (WEBHOOK_RETRY_WINDOW_MS, 24 h by default) has passed since this instant (creation or replay). */
   retry_from: string;
   /** Which claim holds the delivery, until claimed_until; past it, another dispatcher may take it over. */
   claim_token: string | null;
@@ -423,7 +429,7 @@ export interface DisclosureSettingsTable {
 export interface DisclosureReportsTable {
   signal_id: string;
   org_id: string;
-  /** SHA-256 of the follow-up link's token (base64url); never the token. */
+  /** SHA-256 (hex) of the follow-up link's token (32 random bytes, base64url); never the token. */
   token_digest: string;
   revoked_at: string | null;
   affected_versions: string | null;
