@@ -2,11 +2,13 @@ import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 import type { SbomFormat } from '../shared/sbom-format.js';
 import type { VulnTables } from './schema-vulns.js';
 
-// The tables as the repositories see them. Dialect differences stay below this line:
-// timestamps are RFC 3339 strings with milliseconds on both databases (PostgreSQL's timestamptz
-// is parsed back into that form by db/postgres.ts), booleans are 0/1 integers, binary columns are
-// Buffers; most ids are UUIDs (text on SQLite, uuid on PostgreSQL), while components and package
-// versions are numbered, webhook events are "msg_…" and OSV records keep their own ids.
+// The tables as the repositories see them, column for column: test/db/schema-matches-migrations.test.ts
+// holds these interfaces (and schema-vulns.ts) to the migrated databases of both backends.
+// Dialect differences stay below this line: timestamps are RFC 3339 strings with milliseconds on
+// both databases (PostgreSQL's timestamptz is parsed back into that form by db/postgres.ts),
+// booleans are 0/1 integers, binary columns are Buffers; most ids are UUIDs (text on SQLite,
+// uuid on PostgreSQL), while components and package versions are numbered, webhook events are
+// "msg_…" and OSV records keep their own ids.
 
 export type IntakeMode = 'signal' | 'case';
 export type ProductStatus = 'active' | 'archived';
