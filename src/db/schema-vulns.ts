@@ -1,7 +1,9 @@
 import type { Generated, Selectable } from 'kysely';
 
 // The tables of vulnerability intelligence (migration 010, vulnerabilities.md), apart from
-// schema.ts so each feature's tables read together. JSON columns hold canonical JSON text.
+// schema.ts so each feature's tables read together. JSON columns hold JSON text (JSON.stringify
+// of what was read or decided). Dates the feeds give (published, newest, date_added, score_date)
+// are text as the feed wrote them, on both databases.
 
 export interface VulnFeedsTable {
   /** 'osv' | 'cisa-kev' | 'eu-kev' | 'epss'. */

@@ -2,9 +2,13 @@ import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 import type { SbomFormat } from '../shared/sbom-format.js';
 import type { VulnTables } from './schema-vulns.js';
 
-// The tables as the repositories see them. Dialect differences stay below this line:
-// timestamps are RFC 3339 strings with milliseconds on both databases (PostgreSQL's timestamptz
-// is parsed back into that form by db/postgres.ts), booleans are 0/1 integers, ids are UUID text.
+// The tables as the repositories see them, column for column: test/db/schema-matches-migrations.test.ts
+// holds these interfaces (and schema-vulns.ts) to the migrated databases of both backends.
+// Dialect differences stay below this line: timestamps are RFC 3339 strings with milliseconds on
+// both databases (PostgreSQL's timestamptz is parsed back into that form by db/postgres.ts),
+// booleans are 0/1 integers, binary columns are Buffers; most ids are UUIDs (text on SQLite,
+// uuid on PostgreSQL), while components and package versions are numbered, webhook events are
+// "msg_…" and OSV records keep their own ids.
 
 export type IntakeMode = 'signal' | 'case';
 export type ProductStatus = 'active' | 'archived';
@@ -12,6 +16,41 @@ export type SbomStatus = 'none' | SbomFormat;
 export type CaseStatus = 'open' | 'closed';
 export type CaseKind = 'vulnerability' | 'incident';
 export type StageName = 'early_warning' | 'notification' | 'intermediate' | 'final';
+
+declare const encoding: unique symbol;
+
+/**
+ * Text a column holds in an encoding of its own (`Form` names it): a string at run time, but not
+ * one to the type checker, so that a raw read cannot be used as the value it encodes (as it could
+ * if this were `string & {…}`); its decoder takes it and gives the value back. The columns say
+ * which decoder; writers get these from the encoders beside those decoders.
+ */
+export interface Encoded<Form extends string> {
+  readonly [encoding]: Form;
+}
+
+/**
+ * components.purl: the mark (U+0001) where the purl held the component's "name@version" when
+ * `forms` holds FORMS.purlAbbreviated, else whole (src/sbom/parse/component-rows.ts, abbreviate).
+ * Read through purlColumn in SQL (src/sbom/store/components.repo.ts) or expandAbbreviated.
+ */
+export type AbbreviatedPurl = Encoded<'purl, abbreviated where forms says so'>;
+/**
+ * components.ref: the mark alone when it is the purl (FORMS.refIsPurl), the mark where it held
+ * "name@version" (FORMS.refAbbreviated), else whole. Read through refColumn or expandAbbreviated.
+ */
+export type AbbreviatedRef = Encoded<'ref, abbreviated where forms says so'>;
+/**
+ * components.type: empty for "library" (FORMS.typeLibrary); empty or null for none; else whole
+ * (compactTypeAndLicences). Read through typeColumn or expandCompact.
+ */
+export type CompactType = Encoded<'type, empty for library where forms says so'>;
+/**
+ * components.licenses: the JSON array of licence ids or names (licensesText), or the one licence
+ * alone, unquoted, when `forms` holds FORMS.licenceBare; null for none. Read through
+ * licencesColumn or expandCompact.
+ */
+export type CompactLicences = Encoded<'licences, one bare licence where forms says so'>;
 
 export interface OrganisationsTable {
   id: string;
@@ -94,24 +133,35 @@ export interface SbomRevisionsTable {
   ingested_at: string;
 }
 
-/** A distinct component of an organisation, stored once whatever the number of revisions listing it. */
+/**
+ * A distinct component of an organisation, stored once whatever the number of revisions listing
+ * it. Its purl, ref, type and licences are stored encoded (their types say so, `forms` says
+ * how): a plain `select purl from components` gives the stored form, not the purl. Readers go
+ * through the repository (componentsRepo.byIds: the component as sent) or the SQL decoders of
+ * src/sbom/store/components.repo.ts (purlColumn, refColumn, typeColumn, licencesColumn).
+ */
 export interface ComponentsTable {
   id: Generated<number>;
   /** The organisation's number (organisations.number): millions of rows, each a few bytes, not a UUID. */
   org: number;
-  /** 128 bits of the digest of the normalised fields (src/sbom/parse/component-rows.ts): the content address. */
+  /**
+   * The content address, 16 bytes (migration 016): 3 of the name's (namePrefix), then the first
+   * 13 of the SHA-256 of the component's fields as sent (componentText, src/sbom/parse/component-rows.ts).
+   */
   key: Buffer;
   name: string;
   version: string | null;
-  purl: string | null;
-  type: string | null;
-  /** JSON array of license ids or names. */
-  licenses: string | null;
-  /** CycloneDX bom-ref or SPDX SPDXID. */
-  ref: string | null;
-  /** 1 when the purl names another package than `name` does: such rows are in the purl index (migration 014). */
+  purl: AbbreviatedPurl | null;
+  type: CompactType | null;
+  licenses: CompactLicences | null;
+  /** CycloneDX bom-ref, SPDX 2 SPDXID or SPDX 3 spdxId. */
+  ref: AbbreviatedRef | null;
+  /** 1 when the purl names another package than `name` does: such rows are in the partial purl index (migration 014), their purl stored whole. */
   purl_name_differs: number;
-  /** Which of purl and ref are stored abbreviated (FORMS in src/sbom/parse/component-rows.ts): read them through purlColumn and refColumn. */
+  /**
+   * Bits of FORMS (src/sbom/parse/component-rows.ts): which of purl and ref are abbreviated, and
+   * whether the type and licences take their compact forms; 0 for rows stored before 015.
+   */
   forms: Generated<number>;
 }
 
@@ -133,8 +183,9 @@ export interface SignalsTable {
   gtin: string | null;
   product_id: string | null;
   received_at: string;
-  /** "api:<key name>" or "cli". */
+  /** "api:<key name>", "disclosure" (the public report form) or "platform:vulnerability-intelligence" (an exploited finding). */
   source: string;
+  /** The reporter a disclosure report named, sealed under CONSOLE_SECRET (shared/secret-box.ts); null otherwise. */
   reporter_name: string | null;
   reporter_contact: string | null;
   /** Why it was dismissed (status DISMISSED). */
@@ -286,9 +337,12 @@ export interface WebhookEndpointsTable {
   url: string;
   /** "*" or a comma-separated list of event types. */
   event_types: string;
-  /** "whsec_…", stored in the clear: it must be usable to sign (see the README). */
+  /**
+   * The "whsec_…" secret sealed under CONSOLE_SECRET (webhooks/secret-storage.ts): it must be
+   * readable to sign, so it cannot be a digest. Read through WebhookSecrets.open.
+   */
   secret: string;
-  /** The secret before the last rotation, still signed with until previous_secret_expires_at. */
+  /** The secret before the last rotation, sealed as `secret`, still signed with until previous_secret_expires_at. */
   previous_secret: string | null;
   previous_secret_expires_at: string | null;
   status: WebhookEndpointStatus;
@@ -318,7 +372,7 @@ export interface WebhookDeliveriesTable {
   status: WebhookDeliveryStatus;
   attempts: Generated<number>;
   next_attempt_at: string;
-  /** Retries stop once the retry window (24 h) has passed since this instant (creation or replay). */
+  /** Retries stop once the retry window (WEBHOOK_RETRY_WINDOW_MS, 24 h by default) has passed since this instant (creation or replay). */
   retry_from: string;
   /** Which claim holds the delivery, until claimed_until; past it, another dispatcher may take it over. */
   claim_token: string | null;
@@ -377,7 +431,7 @@ export interface DisclosureSettingsTable {
 export interface DisclosureReportsTable {
   signal_id: string;
   org_id: string;
-  /** SHA-256 of the follow-up link's token (base64url); never the token. */
+  /** SHA-256 (hex) of the follow-up link's token (32 random bytes, base64url); never the token. */
   token_digest: string;
   revoked_at: string | null;
   affected_versions: string | null;

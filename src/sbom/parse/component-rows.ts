@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import type { ComponentsTable } from '../../db/schema.js';
+import type { AbbreviatedPurl, AbbreviatedRef, CompactLicences, CompactType, ComponentsTable } from '../../db/schema.js';
 import type { NormalisedComponent } from './normalise.js';
 
 // A component is stored once per organisation, addressed by its normalised fields. Its "text"
@@ -7,8 +7,21 @@ import type { NormalisedComponent } from './normalise.js';
 // rejected), absent values empty; its key is a digest of that text. Pure: used by the parse
 // worker, the repository and the migration that moved the existing rows.
 
-/** A component's normalised fields, as the components table stores them. */
-export type ComponentFields = Pick<ComponentsTable, 'name' | 'version' | 'purl' | 'type' | 'licenses' | 'ref'>;
+/**
+ * A component's normalised fields as sent (licenses: their JSON array): what every reader of a
+ * stored component gets (componentsRepo.byIds, fieldsAt), and what its key is made from.
+ */
+export interface ComponentFields {
+  name: string;
+  version: string | null;
+  purl: string | null;
+  type: string | null;
+  licenses: string | null;
+  ref: string | null;
+}
+
+/** The same fields as the components table stores them, encoded (abbreviate, compactTypeAndLicences); `forms` says how. */
+export type StoredFields = Pick<ComponentsTable, 'name' | 'version' | 'purl' | 'type' | 'licenses' | 'ref'>;
 
 const SEP = '\u0000';
 
@@ -30,7 +43,10 @@ function licensesText(licenses: readonly string[]): string {
   return `${text}]`;
 }
 
-/** The same text from stored columns (the migration reads rows, not documents). */
+/**
+ * componentText from a component's fields as sent (decoded: as componentsRepo.byIds and fieldsAt
+ * give them; the stored columns are encoded, and their text would give another key).
+ */
 export function storedComponentText(f: ComponentFields): string {
   return [f.name, f.version ?? '', f.purl ?? '', f.type ?? '', f.licenses ?? '', f.ref ?? ''].join(SEP);
 }
@@ -187,8 +203,8 @@ export function compactTypeAndLicences(
   licences: string,
   licenceList: readonly string[],
 ): {
-  type: string;
-  licences: string;
+  type: CompactType;
+  licences: CompactLicences;
   forms: number;
 } {
   let forms = 0;
@@ -203,8 +219,9 @@ export function compactTypeAndLicences(
     storedLicences = licenceList[0]!;
     forms |= FORMS.licenceBare;
   }
-  return { type: storedType, licences: storedLicences, forms };
+  return { type: storedType as unknown as CompactType, licences: storedLicences as unknown as CompactLicences, forms };
 }
+
 export const ABBREVIATION_MARK = '\u0001';
 
 /** `value` with the mark where it first holds `nameAtVersion`; null where that would not be exact. */
@@ -219,12 +236,14 @@ export function abbreviate(
   c: Pick<NormalisedComponent, 'name' | 'version' | 'purl' | 'ref'>,
   differs: 0 | 1 = purlNameDiffers(c.name, c.purl),
 ): {
-  purl: string | null;
-  ref: string | null;
+  purl: AbbreviatedPurl | null;
+  ref: AbbreviatedRef | null;
   forms: number;
 } {
   const { name, version, purl, ref } = c;
-  if (version === null || (purl === null && ref === null)) return { purl, ref, forms: 0 };
+  // Casts, not storedWhole: this runs for every component of every upload.
+  if (version === null || (purl === null && ref === null))
+    return { purl: purl as unknown as AbbreviatedPurl | null, ref: ref as unknown as AbbreviatedRef | null, forms: 0 };
   const nameAtVersion = `${name}@${version}`;
   let forms = 0;
   // Only a purl that names the component's own package: the others are looked up by the purl as
@@ -239,28 +258,57 @@ export function abbreviate(
     storedRef = markedAt(ref, nameAtVersion);
     if (storedRef !== null) forms |= FORMS.refAbbreviated;
   }
-  return { purl: storedPurl ?? purl, ref: storedRef ?? ref, forms };
+  return {
+    purl: (storedPurl ?? purl) as unknown as AbbreviatedPurl | null,
+    ref: (storedRef ?? ref) as unknown as AbbreviatedRef | null,
+    forms,
+  };
 }
 
+type EncodedColumn = AbbreviatedPurl | AbbreviatedRef | CompactType | CompactLicences;
+
+/**
+ * `value` as a column of the components table holds it whole, its bit of `forms` clear: every
+ * value of a row stored before migration 015, one that cannot be abbreviated exactly, and the
+ * purl of a row whose purl names another package (purl_name_differs = 1), which the partial purl
+ * index finds as sent. The one way to write or compare a stored column with plain text.
+ */
+export function storedWhole<T extends EncodedColumn>(value: string): T;
+export function storedWhole<T extends EncodedColumn>(value: string | null): T | null;
+export function storedWhole<T extends EncodedColumn>(value: string | null): T | null {
+  return value as unknown as T | null;
+}
+
+/** An encoded column's text as stored, for its decoders alone. */
+const encodedText = (value: EncodedColumn | null) => value as unknown as string | null;
+
 /** The purl and ref as sent, from the stored columns (what purlColumn and refColumn do in SQL). */
-export function expandAbbreviated(row: { name: string; version: string | null; purl: string | null; ref: string | null; forms: number }): {
+export function expandAbbreviated(row: {
+  name: string;
+  version: string | null;
+  purl: AbbreviatedPurl | null;
+  ref: AbbreviatedRef | null;
+  forms: number;
+}): {
   purl: string | null;
   ref: string | null;
 } {
   const unmarked = (value: string | null) => value!.replace(ABBREVIATION_MARK, () => `${row.name}@${row.version}`);
-  const purl = row.forms & FORMS.purlAbbreviated ? unmarked(row.purl) : row.purl;
-  const ref = row.forms & FORMS.refIsPurl ? purl : row.forms & FORMS.refAbbreviated ? unmarked(row.ref) : row.ref;
+  const stored = { purl: encodedText(row.purl), ref: encodedText(row.ref) };
+  const purl = row.forms & FORMS.purlAbbreviated ? unmarked(stored.purl) : stored.purl;
+  const ref = row.forms & FORMS.refIsPurl ? purl : row.forms & FORMS.refAbbreviated ? unmarked(stored.ref) : stored.ref;
   return { purl, ref };
 }
 
 /** The type and licences as sent, from the stored columns (what typeColumn and licencesColumn do in SQL). */
-export function expandCompact(row: { type: string | null; licenses: string | null; forms: number }): {
+export function expandCompact(row: { type: CompactType | null; licenses: CompactLicences | null; forms: number }): {
   type: string | null;
   licenses: string | null;
 } {
+  const licenses = encodedText(row.licenses);
   return {
-    type: row.forms & FORMS.typeLibrary ? LIBRARY : row.type || null,
-    licenses: row.forms & FORMS.licenceBare ? `["${row.licenses}"]` : row.licenses,
+    type: row.forms & FORMS.typeLibrary ? LIBRARY : encodedText(row.type) || null,
+    licenses: row.forms & FORMS.licenceBare ? `["${licenses}"]` : licenses,
   };
 }
 
@@ -315,8 +363,14 @@ export function decodeKeys(column: Uint8Array, stride: number, positions: ArrayL
 const BASE64URL_VALUE = new Uint8Array(128);
 for (let i = 0; i < 64; i++) BASE64URL_VALUE[BASE64URL.charCodeAt(i)] = i;
 
+/** The fields of a component's text as sent (componentText). */
 export function componentFields(text: string): ComponentFields {
   const [name = '', version, purl, type, licenses, ref] = text.split(SEP);
   const orNull = (v: string | undefined) => (v ? v : null);
   return { name, version: orNull(version), purl: orNull(purl), type: orNull(type), licenses: orNull(licenses), ref: orNull(ref) };
+}
+
+/** The fields of a component's text as stored (componentTexts' `stored`): encoded, as the table holds them. */
+export function storedFields(text: string): StoredFields {
+  return componentFields(text) as unknown as StoredFields;
 }

@@ -1,11 +1,11 @@
 import { AppError, type ErrorDetail } from '../../errors.js';
 import {
   type ComponentFields,
-  componentFields,
   componentTexts,
   expandAbbreviated,
   expandCompact,
   KEY_LENGTH,
+  storedFields,
   writeComponentKey,
 } from './component-rows.js';
 import { validateCycloneDx } from './cyclonedx-validator.js';
@@ -104,7 +104,7 @@ export function textAt(reading: ReadingColumns, i: number): string {
 
 /** The i-th component's fields as the document gave them (its text as stored, expanded). */
 export function fieldsAt(reading: ReadingColumns, i: number): ComponentFields {
-  const fields = componentFields(textAt(reading, i));
+  const fields = storedFields(textAt(reading, i));
   const forms = reading.forms[i]!;
   return { ...fields, ...expandAbbreviated({ ...fields, forms }), ...expandCompact({ ...fields, forms }) };
 }

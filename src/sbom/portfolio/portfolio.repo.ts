@@ -1,5 +1,6 @@
 import type { Executor } from '../../db/index.js';
-import { purlName } from '../parse/component-rows.js';
+import type { AbbreviatedPurl } from '../../db/schema.js';
+import { purlName, storedWhole } from '../parse/component-rows.js';
 import { named, orgNumber, purlColumn } from '../store/components.repo.js';
 
 export interface RevisionRef {
@@ -30,7 +31,10 @@ export const portfolioRepo = {
     if ('purl' in match) {
       const name = purlName(match.purl);
       // The purls of this partial index are stored whole (abbreviate, component-rows.ts).
-      const otherwise = await components().where('c.purl_name_differs', '=', 1).where('c.purl', '=', match.purl).execute();
+      const otherwise = await components()
+        .where('c.purl_name_differs', '=', 1)
+        .where('c.purl', '=', storedWhole<AbbreviatedPurl>(match.purl))
+        .execute();
       if (name === null) return otherwise;
       return [...(await components().where(named('c', name)).where(purlColumn('c'), '=', match.purl).execute()), ...otherwise];
     }
