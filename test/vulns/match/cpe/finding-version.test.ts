@@ -56,3 +56,32 @@ describe('a CPE that gives vendor and product with part *', () => {
     assert.deepEqual(affected(evaluate(config, [component('w', 'cpe:2.3:*:acme:widget:1.0:*:*:*:*:*:*:*')])), ['w']);
   });
 });
+
+describe('the update attribute (Readings)', () => {
+  const openssl = (ref: string, version: string, update = '*') =>
+    component(ref, `cpe:2.3:a:openssl:openssl:${version}:${update}:*:*:*:*:*:*`);
+  const exact = (criteria: string): NvdConfiguration[] => [{ nodes: [{ cpeMatch: [{ vulnerable: true, criteria }] }] }];
+
+  it('matches every update of a version whose update is ANY: 1.0.2:* holds 1.0.2 and 1.0.2:beta2, not 1.0.2a', () => {
+    const revision = [openssl('1.0.2', '1.0.2'), openssl('beta2', '1.0.2', 'beta2'), openssl('1.0.2a', '1.0.2a')];
+    const result = evaluate(exact('cpe:2.3:a:openssl:openssl:1.0.2:*:*:*:*:*:*:*'), revision);
+    assert.deepEqual(affected(result), ['1.0.2', 'beta2']);
+    assert.deepEqual(evidenceOf(result, 'beta2')!.comparison.checks, [{ op: 'release', against: '1.0.2', holds: true }]);
+  });
+
+  it('matches only that update when the criterion names one', () => {
+    const revision = [openssl('1.0.2', '1.0.2'), openssl('beta2', '1.0.2', 'beta2'), openssl('glued', '1.0.2-beta2')];
+    assert.deepEqual(affected(evaluate(exact('cpe:2.3:a:openssl:openssl:1.0.2:beta2:*:*:*:*:*:*'), revision)), ['beta2', 'glued']);
+  });
+
+  it('reads version and update together inside a range: 1.0.2 + beta2 sorts before 1.0.2', () => {
+    const below: NvdConfiguration[] = [
+      {
+        nodes: [{ cpeMatch: [{ vulnerable: true, criteria: 'cpe:2.3:a:openssl:openssl:*:*:*:*:*:*:*:*', versionEndExcluding: '1.0.2' }] }],
+      },
+    ];
+    const result = evaluate(below, [openssl('beta2', '1.0.2', 'beta2'), openssl('1.0.2', '1.0.2')]);
+    assert.deepEqual(affected(result), ['beta2']);
+    assert.equal(evidenceOf(result, 'beta2')!.comparison.version, '1.0.2-beta2');
+  });
+});
