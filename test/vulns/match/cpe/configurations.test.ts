@@ -53,6 +53,11 @@ describe('CVE-2023-1389: TP-Link Archer AX21 firmware before 1.1.4 AND the Arche
     assert.deepEqual(affected(evaluate(record, [firmware('1.1.2'), component('board', ax21)])), ['1.1.2']);
   });
 
+  it('lets a hardware component that is not the device decide only terms of its own model', () => {
+    const other = component('chip', 'cpe:2.3:h:tp-link:archer_c7:5.0:*:*:*:*:*:*:*');
+    assert.deepEqual(affected(evaluate(record, [firmware('1.1.2'), other])), ['1.1.2?']);
+  });
+
   it('reads a hardware CPE with a version against the NVD NA as NISTIR 7696 does: not this one', () => {
     assert.deepEqual(evaluate(record, [firmware('1.1.2')], 'cpe:2.3:h:tp-link:archer_ax21:2.0:*:*:*:*:*:*:*').findings, []);
   });
@@ -122,6 +127,35 @@ describe('negate, OR and the component that matches no vulnerable entry', () => 
     const any: NvdConfiguration[] = [{ nodes: [node([entry('cpe:2.3:a:busybox:busybox:*:*:*:*:*:*:*:*')])] }];
     const evidence = evidenceOf(evaluate(any, [busybox('b', '1.36.1')]), 'b')!;
     assert.deepEqual([evidence.unbounded, evidence.conditional, evidence.range], [true, false, null]);
+  });
+
+  it('names a term by its criterion and its range in words', () => {
+    const onKernel: NvdConfiguration[] = [
+      {
+        operator: 'AND',
+        nodes: [
+          node([entry('cpe:2.3:a:busybox:busybox:1.35.0:*:*:*:*:*:*:*')]),
+          node([
+            entry('cpe:2.3:o:linux:linux_kernel:*:*:*:*:*:*:*:*', false, { versionStartIncluding: '5.10', versionEndExcluding: '5.15' }),
+          ]),
+        ],
+      },
+    ];
+    const open = evidenceOf(evaluate(onKernel, [busybox('old', '1.35.0')]), 'old')!;
+    assert.equal(open.condition, 'only with cpe:2.3:o:linux:linux_kernel (≥ 5.10, < 5.15)');
+    const kernel = (version: string) => component('kernel', `cpe:2.3:o:linux:linux_kernel:${version}:*:*:*:*:*:*:*`);
+    assert.deepEqual(affected(evaluate(onKernel, [busybox('old', '1.35.0'), kernel('5.10.180')])), ['old']);
+    assert.deepEqual(affected(evaluate(onKernel, [busybox('old', '1.35.0'), kernel('6.1.38')])), []);
+  });
+
+  it('prefers bounded evidence to unbounded, and an exact CPE to an inferred one', () => {
+    const twoWays: NvdConfiguration[] = [
+      { nodes: [node([entry('cpe:2.3:a:busybox:busybox:*:*:*:*:*:*:*:*')])] },
+      { nodes: [node([entry('cpe:2.3:a:busybox:busybox:*:*:*:*:*:*:*:*', true, { versionEndIncluding: '1.35.0' })])] },
+    ];
+    const both = component('b', ['cpe:2.3:*:*:busybox:1.35.0:*:*:*:*:*:*:*', 'cpe:2.3:a:busybox:busybox:1.35.0:*:*:*:*:*:*:*']);
+    const evidence = evidenceOf(evaluate(twoWays, [both]), 'b')!;
+    assert.deepEqual([evidence.unbounded, evidence.confidence, evidence.cpe_source], [false, 'exact', 'sbom']);
   });
 
   it('prefers an asserted finding to a conditional one across configurations', () => {
