@@ -25,6 +25,7 @@ export const WALK_THROUGH_FILES = [
   'docs/api.md',
   'docs/sbom.md',
   'docs/vulnerabilities.md',
+  'docs/firmware-matching.md',
   'docs/art14.md',
   'docs/console.md',
   'docs/webhooks.md',
