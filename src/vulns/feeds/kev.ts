@@ -4,7 +4,7 @@ import { FeedRecordError } from './json-text.js';
 // `vulnerabilities` array (cveID, dateAdded, knownRansomwareCampaignUse, …); the EU CSIRTs
 // Network's is an array of entries (cveID, euvdID, dateReported as YYYY/MM/DD, …).
 
-export type KevSource = 'cisa' | 'eu';
+export type KevSource = 'cisa' | 'eu' | 'euvd';
 
 export interface KevEntry {
   source: KevSource;
