@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { useHarness } from '../helpers/app.js';
 import { TEST_BACKEND } from '../helpers/db.js';
 import { runCli } from '../helpers/cli.js';
-import { COMPONENT_SLICE } from '../../src/vulns/matcher.js';
+import { COMPONENT_SLICE } from '../../src/vulns/engine/component-matcher.js';
 import { fixture, sbomOf, upload } from './helpers.js';
 
 // From real feeds to findings, as an administrator works: the Go and PyPI OSV exports and the two
