@@ -3,10 +3,10 @@ import type { Database } from '../../db/index.js';
 import type { ProductRow } from '../../db/schema.js';
 import { AppError } from '../../errors.js';
 import { appendRegistryEntry } from '../../registry/append-entry.js';
-import { assertStorableText } from '../../shared/storable-text.js';
+import { unstorableReason } from '../../shared/storable-text.js';
 import { type Clock, iso, systemClock } from '../../shared/time.js';
 import { analysisRepo } from '../store/analysis.repo.js';
-import { ANALYSIS_STATES, JUSTIFICATIONS, RESPONSES } from '../vulns.schemas.js';
+import { ANALYSIS_DETAIL_MAX, ANALYSIS_STATES, JUSTIFICATIONS, RESPONSES } from '../vulns.schemas.js';
 import { vulnerabilityKey } from './vulnerability-key.js';
 
 // The analysis of a vulnerability on a product (vulnerabilities.md, Analysis): CycloneDX's VEX
@@ -28,6 +28,14 @@ export interface AnalyseInput {
   actor: string;
 }
 
+/**
+ * A rule of the analysis broken, on the input field it concerns: each door says it in its own
+ * words (the CLI names its option, the console marks its form field), from the field.
+ */
+function invalid(field: keyof AnalyseInput, message: string): AppError {
+  return new AppError('validation_failed', message, [{ path: field, message }]);
+}
+
 export interface AnalysisDeps {
   orgs: { requireOrg(slug: string): Promise<{ id: string }> };
   products: { requireProduct(orgId: string, sku: string): Promise<ProductRow> };
@@ -37,27 +45,34 @@ export function createAnalysisService(database: Database, { orgs, products }: An
   const clock = options.clock ?? systemClock;
   const { db } = database;
 
-  /** The input's analysis, checked: every rule it breaks is a validation error. */
+  /** The input's analysis, checked: the first rule it breaks is a validation error on its field. */
   function check(input: AnalyseInput): string[] {
     if (!(ANALYSIS_STATES as readonly string[]).includes(input.state)) {
-      throw new AppError('validation_failed', `state must be one of ${ANALYSIS_STATES.join(', ')}`);
+      throw invalid('state', `state must be one of ${ANALYSIS_STATES.join(', ')}`);
     }
     if (input.justification !== undefined && !(JUSTIFICATIONS as readonly string[]).includes(input.justification)) {
-      throw new AppError('validation_failed', `justification must be one of ${JUSTIFICATIONS.join(', ')}`);
+      throw invalid('justification', `justification must be one of ${JUSTIFICATIONS.join(', ')}`);
     }
     if (input.justification !== undefined && input.state !== 'not_affected') {
-      throw new AppError('validation_failed', 'a justification says why a product is not_affected: give it with --state not_affected');
+      throw invalid('justification', 'a justification says why a product is not_affected: give it with the state not_affected');
     }
     const responses = [...new Set(input.responses ?? [])];
     const bad = responses.filter((r) => !(RESPONSES as readonly string[]).includes(r));
-    if (bad.length) throw new AppError('validation_failed', `responses must be among ${RESPONSES.join(', ')} (not ${bad.join(', ')})`);
-    if (input.detail !== undefined) assertStorableText({ detail: input.detail });
-    if (input.detail !== undefined && input.detail.length > 10_000)
-      throw new AppError('validation_failed', 'detail may be at most 10,000 characters');
-    if ((input.sku === undefined) === !input.allProducts) throw new AppError('validation_failed', 'give either --sku or --all-products');
-    if (input.until !== undefined && !input.future)
-      throw new AppError('validation_failed', '--until bounds a rule for later findings: give it with --future');
+    if (bad.length) throw invalid('responses', `responses must be among ${RESPONSES.join(', ')} (not ${bad.join(', ')})`);
+    const unstorable = input.detail === undefined ? null : unstorableReason(input.detail);
+    if (unstorable) throw invalid('detail', `detail ${unstorable}`);
+    if (input.detail !== undefined && input.detail.length > ANALYSIS_DETAIL_MAX)
+      throw invalid('detail', `detail may be at most ${ANALYSIS_DETAIL_MAX.toLocaleString('en')} characters`);
+    if ((input.sku === undefined) === !input.allProducts) throw invalid('sku', 'give either a product or all products');
+    if (input.until !== undefined && !input.future) throw invalid('until', 'until bounds a rule for later findings: give it with future');
     return responses;
+  }
+
+  /** The product of the analysis: one the organisation does not have is the `sku` field's error. */
+  async function productOf(orgId: string, sku: string): Promise<ProductRow> {
+    return products.requireProduct(orgId, sku).catch((error: unknown) => {
+      throw error instanceof AppError ? new AppError(error.code, error.message, [{ path: 'sku', message: error.message }]) : error;
+    });
   }
 
   return {
@@ -69,9 +84,12 @@ export function createAnalysisService(database: Database, { orgs, products }: An
       const live = await analysisRepo.liveFindingsOf(db, orgId, key);
       let targets = live;
       if (input.sku !== undefined) {
-        const product = await products.requireProduct(orgId, input.sku);
+        const product = await productOf(orgId, input.sku);
         targets = live.filter((f) => f.id === product.id);
-        if (targets.length === 0 && !input.future) throw new AppError('not_found', `${input.sku} has no finding of ${key}`);
+        if (targets.length === 0 && !input.future) {
+          const message = `${input.sku} has no finding of ${key}`;
+          throw new AppError('not_found', message, [{ path: 'sku', message }]);
+        }
       }
       const at = iso(clock());
       const productIds = [...new Map(targets.map((t) => [t.id, t.sku])).entries()];

@@ -34,6 +34,11 @@ export interface FindingsDeps {
   products: { requireProduct(orgId: string, sku: string): Promise<ProductRow> };
 }
 
+/** A rule of the list's filter broken, on the field it concerns. */
+function invalidFilter(field: 'state' | 'severity', message: string): AppError {
+  return new AppError('validation_failed', message, [{ path: field, message }]);
+}
+
 const parse = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 
 export function createFindingsService(database: Database, { orgs, products }: FindingsDeps, options: { clock?: Clock } = {}) {
@@ -75,7 +80,7 @@ export function createFindingsService(database: Database, { orgs, products }: Fi
     ): Promise<{ findings: FindingView[]; count: number }> {
       const { id: orgId } = await orgs.requireOrg(orgSlug);
       if (filter.state !== undefined && !(ANALYSIS_STATES as readonly string[]).includes(filter.state)) {
-        throw new AppError('validation_failed', `--state must be one of ${ANALYSIS_STATES.join(', ')}`);
+        throw invalidFilter('state', `state must be one of ${ANALYSIS_STATES.join(', ')}`);
       }
       const query: FindingsQuery = {
         orgId,
@@ -104,10 +109,10 @@ export function createFindingsService(database: Database, { orgs, products }: Fi
     ): Promise<{ findings: FindingView[]; count: number }> {
       const { id: orgId } = await orgs.requireOrg(orgSlug);
       if (filter.state !== undefined && filter.state !== 'open' && !(ANALYSIS_STATES as readonly string[]).includes(filter.state)) {
-        throw new AppError('validation_failed', `state must be open or one of ${ANALYSIS_STATES.join(', ')}`);
+        throw invalidFilter('state', `state must be open or one of ${ANALYSIS_STATES.join(', ')}`);
       }
       if (filter.severity !== undefined && !(SEVERITY_BANDS as readonly string[]).includes(filter.severity)) {
-        throw new AppError('validation_failed', `severity must be one of ${SEVERITY_BANDS.join(', ')}`);
+        throw invalidFilter('severity', `severity must be one of ${SEVERITY_BANDS.join(', ')}`);
       }
       const query: FindingsQuery = {
         orgId,

@@ -33,8 +33,10 @@ export function createVexService(database: Database, { orgs, products, findings,
      * latest SBOM): every vulnerability found in it, with its analysis.
      */
     async vexExport(orgSlug: string, sku: string, format: string, releaseVersion?: string): Promise<Record<string, unknown>> {
-      if (!(VEX_FORMATS as readonly string[]).includes(format))
-        throw new AppError('validation_failed', `--format must be one of ${VEX_FORMATS.join(', ')}`);
+      if (!(VEX_FORMATS as readonly string[]).includes(format)) {
+        const message = `format must be one of ${VEX_FORMATS.join(', ')}`;
+        throw new AppError('validation_failed', message, [{ path: 'format', message }]);
+      }
       const org = await orgs.requireOrg(orgSlug);
       const product = await products.requireProduct(org.id, sku);
       const latest = await findingsRepo.latestRevisions(db, product.id);
