@@ -119,12 +119,12 @@ export function registerVulnerabilityPages(org: FastifyInstance, deps: ConsoleDe
     };
     // ?page=N: anything else is the first page, past the end the last.
     let page = Math.min(1_000_000, Math.max(1, Math.floor(Number((request.query as { page?: string }).page)) || 1));
-    let result = await deps.vulns.findingsPage(slug, filter, { offset: (page - 1) * FINDINGS_PER_PAGE, limit: FINDINGS_PER_PAGE });
+    let result = await deps.vulns.listFindings(slug, filter, { offset: (page - 1) * FINDINGS_PER_PAGE, limit: FINDINGS_PER_PAGE });
     const pages = Math.max(1, Math.ceil(result.count / FINDINGS_PER_PAGE));
     if (page > pages) {
       // Past the end (the list shrank, or a typed address): the last page.
       page = pages;
-      result = await deps.vulns.findingsPage(slug, filter, { offset: (page - 1) * FINDINGS_PER_PAGE, limit: FINDINGS_PER_PAGE });
+      result = await deps.vulns.listFindings(slug, filter, { offset: (page - 1) * FINDINGS_PER_PAGE, limit: FINDINGS_PER_PAGE });
     }
     const values = {
       product: q.product,

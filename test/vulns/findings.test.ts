@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { useHarness } from '../helpers/app.js';
+import { buildHarness, useHarness } from '../helpers/app.js';
 import { TEST_BACKEND } from '../helpers/db.js';
 import { runCli } from '../helpers/cli.js';
 import { COMPONENT_SLICE } from '../../src/vulns/engine/component-matcher.js';
-import { fixture, sbomOf, upload } from './helpers.js';
+import { cliOf, fixture, importRecords, productWith, RECORDS, sbomOf, upload } from './helpers.js';
 
 // From real feeds to findings, as an administrator works: the Go and PyPI OSV exports and the two
 // KEV catalogues imported with cra-admin, SBOMs pushed through the API, findings listed, analysed,
@@ -346,5 +346,31 @@ describe('vulnerability intelligence from real feeds', () => {
     const noTarget = await cli('finding', 'analyse', '--org', 'acme', '--vuln', 'GO-2020-0001', '--state', 'resolved');
     assert.equal(noTarget.code, 1);
     assert.match(noTarget.stderr, /give either --sku or --all-products/);
+  });
+});
+
+describe('one way to list findings', () => {
+  it('lists them in one order, whole or a page at a time: ties by vulnerability, then product and component as stored', async (t) => {
+    const h = await buildHarness(t);
+    const cli = cliOf(h);
+    await importRecords(h, RECORDS.gin);
+    // Six products with gin: six findings that tie on every score.
+    for (const sku of ['P-6', 'P-2', 'P-4', 'P-1', 'P-5', 'P-3']) await productWith(h, [GIN], { sku });
+    const whole = (await cli('finding', 'list', '--org', 'acme', '--json')).json();
+    const skus = (findings: Array<{ product_sku: string }>) => findings.map((f) => f.product_sku);
+    const { id: orgId } = await h.orgs.requireOrg('acme');
+    const stored = await h.database.db.selectFrom('products').select('sku').where('org_id', '=', orgId).orderBy('id').execute();
+    assert.deepEqual(
+      skus(whole.findings),
+      stored.map((p) => p.sku),
+      'by product as stored',
+    );
+    const paged: Array<{ product_sku: string }> = [];
+    for (let offset = 0; offset < 6; offset += 4) {
+      paged.push(...(await cli('finding', 'list', '--org', 'acme', '--limit', '4', '--offset', String(offset), '--json')).json().findings);
+    }
+    assert.deepEqual(skus(paged), skus(whole.findings), 'the pages, one after the other, are the whole list');
+    const console = await h.vulns.listFindings('acme', {}, { offset: 0, limit: 50 });
+    assert.deepEqual(skus(console.findings), skus(whole.findings), "the console's page");
   });
 });

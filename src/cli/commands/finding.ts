@@ -54,17 +54,16 @@ export function findingCommand(): Command {
     .option('--offset <n>', 'with --limit: skip the first n', offset, 0)
     .action(
       action(async (ctx, opts: ListOptions) => {
-        // A page is one walk of findings_order, whatever the list's size; without --limit, the
-        // whole list (the spec's shape, for exports and scripts), ties by SKU and component name.
         if (opts.limit === undefined && opts.offset !== 0) throw new AppError('validation_failed', '--offset needs --limit');
-        const list =
-          opts.limit === undefined
-            ? await ctx.vulns.listFindings(opts.org, opts)
-            : await ctx.vulns.findingsPage(
-                opts.org,
-                { sku: opts.sku, vuln: opts.vuln, exploited: opts.exploited || undefined, state: opts.state as AnalysisState | undefined },
-                { offset: opts.offset, limit: opts.limit },
-              );
+        const filter = {
+          sku: opts.sku,
+          vuln: opts.vuln,
+          exploited: opts.exploited || undefined,
+          state: opts.state as AnalysisState | undefined,
+        };
+        // The whole list (the spec's shape, for exports and scripts), or one page of it.
+        const page = opts.limit === undefined ? undefined : { offset: opts.offset, limit: opts.limit };
+        const list = await ctx.vulns.listFindings(opts.org, filter, page);
         const rows = list.findings.map((f) => ({
           vulnerability: f.vulnerability,
           exploited: f.exploited.cisa_kev || f.exploited.eu_kev ? 'yes' : '',

@@ -5,7 +5,6 @@ import { decodeIds } from '../../sbom/store/id-list.js';
 import { type Clock, iso, systemClock } from '../../shared/time.js';
 import type { OsvAffectedEntry } from '../feeds/osv-record.js';
 import type { OsvAffected } from '../match/osv-range.js';
-import { bySeverity } from '../engine/findings-engine.js';
 import { fixedVersions, readPurl } from '../match/read-purl.js';
 import { analysisRepo } from '../store/analysis.repo.js';
 import { type FindingListRow, type FindingsQuery, findingsListRepo } from '../store/findings-list.repo.js';
@@ -73,39 +72,15 @@ export function createFindingsService(database: Database, { orgs, products }: Fi
   }
 
   const service = {
-    /** The organisation's live findings, exploited first, then by CVSS and EPSS. */
+    /**
+     * The organisation's live findings the filter keeps, exploited first, then CVSS, then EPSS,
+     * ties by vulnerability, product and component (store/findings-list.repo.ts): one page of at
+     * most 500 from an offset, or all of them; `count` is how many the filter keeps.
+     */
     async listFindings(
       orgSlug: string,
-      filter: { sku?: string; vuln?: string; exploited?: boolean; state?: string } = {},
-    ): Promise<{ findings: FindingView[]; count: number }> {
-      const { id: orgId } = await orgs.requireOrg(orgSlug);
-      if (filter.state !== undefined && !(ANALYSIS_STATES as readonly string[]).includes(filter.state)) {
-        throw invalidFilter('state', `state must be one of ${ANALYSIS_STATES.join(', ')}`);
-      }
-      const query: FindingsQuery = {
-        orgId,
-        productId: filter.sku !== undefined ? (await products.requireProduct(orgId, filter.sku)).id : undefined,
-        vulnKey: filter.vuln !== undefined ? await vulnerabilityKey(db, filter.vuln) : undefined,
-        exploited: filter.exploited ? true : undefined,
-        states: filter.state !== undefined ? [filter.state] : undefined,
-      };
-      // The page's order, its ties broken by SKU and component name rather than by ids.
-      const rows = (await findingsListRepo.list(db, query)).sort(
-        (a, b) => bySeverity(a, b) || a.vuln_key.localeCompare(b.vuln_key) || a.sku.localeCompare(b.sku) || a.name.localeCompare(b.name),
-      );
-      const findings = await viewsOf(rows);
-      return { findings, count: findings.length };
-    },
-
-    /**
-     * One page of the organisation's live findings (the Vulnerabilities page), filtered and
-     * ordered in the query: exploited first, then CVSS, then EPSS, then a stable tiebreak; with
-     * how many findings the filters keep.
-     */
-    async findingsPage(
-      orgSlug: string,
-      filter: FindingsFilter,
-      page: { offset: number; limit: number },
+      filter: FindingsFilter = {},
+      page?: { offset: number; limit: number },
     ): Promise<{ findings: FindingView[]; count: number }> {
       const { id: orgId } = await orgs.requireOrg(orgSlug);
       if (filter.state !== undefined && filter.state !== 'open' && !(ANALYSIS_STATES as readonly string[]).includes(filter.state)) {
@@ -124,6 +99,10 @@ export function createFindingsService(database: Database, { orgs, products }: Fi
         states: filter.state === undefined ? undefined : filter.state === 'open' ? ['in_triage', 'exploitable'] : [filter.state],
         onMarketAt: filter.onMarket ? iso(clock()) : undefined,
       };
+      if (page === undefined) {
+        const findings = await viewsOf(await findingsListRepo.list(db, query));
+        return { findings, count: findings.length };
+      }
       const limit = Math.max(1, Math.min(500, Math.floor(page.limit)));
       const offset = Math.max(0, Math.floor(page.offset));
       const [rows, count] = await Promise.all([findingsListRepo.list(db, query, { offset, limit }), findingsListRepo.count(db, query)]);

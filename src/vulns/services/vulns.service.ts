@@ -55,7 +55,6 @@ export function createVulnService(
     importFeeds: feeds.importFeeds,
     feeds: feeds.feeds,
     listFindings: findings.listFindings,
-    findingsPage: findings.findingsPage,
     show: findings.show,
     productFindings: findings.productFindings,
     fixProposal: findings.fixProposal,
