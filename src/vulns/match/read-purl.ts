@@ -8,14 +8,16 @@ import { orderOf } from './version-order.js';
 /** A component's purl read for matching: its package version, or why it has none. */
 export type PurlReading =
   | { status: 'matchable' | 'version_unparsable'; key: string; version: string; ecosystem: string }
-  | { status: 'no_purl' | 'invalid_purl' | 'ecosystem_not_covered' | 'no_version' };
+  | { status: 'no_version'; ecosystem?: string }
+  | { status: 'no_purl' | 'invalid_purl' | 'ecosystem_not_covered' };
 
 /** What a component's purl says for matching: a package version, or why it has none (coverage). */
 export function readPurl(purl: string | null): PurlReading {
   if (!purl) return { status: 'no_purl' };
   const read = packageOfPurl(purl);
-  if ('unmatchable' in read) return { status: read.unmatchable };
-  if (read.version === null) return { status: 'no_version' };
+  if ('unmatchable' in read)
+    return read.unmatchable === 'no_version' ? { status: 'no_version', ecosystem: read.ecosystem } : { status: read.unmatchable };
+  if (read.version === null) return { status: 'no_version', ecosystem: read.ecosystem };
   const order = orderOf(read.ecosystem);
   // A version the order cannot parse still matches exact `versions[]` entries, never a range.
   return {

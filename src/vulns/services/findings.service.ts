@@ -7,6 +7,7 @@ import type { OsvAffectedEntry } from '../feeds/osv-record.js';
 import type { OsvAffected } from '../match/osv-range.js';
 import { fixedVersions, readPurl } from '../match/read-purl.js';
 import { analysisRepo } from '../store/analysis.repo.js';
+import { feedsRepo } from '../store/feeds.repo.js';
 import { type FindingListRow, type FindingsQuery, findingsListRepo } from '../store/findings-list.repo.js';
 import { findingsRepo } from '../store/findings.repo.js';
 import { affectedOf, groupRow, recordsOf } from '../store/vulnerabilities.repo.js';
@@ -37,6 +38,9 @@ export interface FindingsDeps {
 function invalidFilter(field: 'state' | 'severity', message: string): AppError {
   return new AppError('validation_failed', message, [{ path: field, message }]);
 }
+
+/** Coverage's reasons, for each way a purl reads that names no ecosystem. */
+const REASON = { no_purl: 'no_purl', invalid_purl: 'no_purl', ecosystem_not_covered: 'ecosystem_not_covered' } as const;
 
 const parse = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 
@@ -178,32 +182,48 @@ export function createFindingsService(database: Database, { orgs, products }: Fi
       return { vulnerability: context.vulnerability, cve: context.cve, components: context.components, release: fix.release, at: fix.at };
     },
 
-    /** Each product's latest revisions: components, matchable ones, and why the others are not. */
+    /**
+     * Each product's latest revisions: components, matchable ones, and why the others are not. A
+     * component of an ecosystem no held advisory names is not matchable, whatever its version.
+     */
     async coverage(orgSlug: string, sku?: string): Promise<CoverageView[]> {
       const { id: orgId } = await orgs.requireOrg(orgSlug);
       const list = sku !== undefined ? [await products.requireProduct(orgId, sku)] : await findingsRepo.productsOf(db, orgId);
-      const out: CoverageView[] = [];
+      // Per product, how many components read each way (status and ecosystem): the ecosystems are
+      // then asked once for all products.
+      const tallies: Array<{ sku: string; components: number; readings: Map<string, number> }> = [];
+      const ecosystems = new Set<string>();
       for (const product of list) {
         const ids = new Set<number>();
         for (const revision of await findingsRepo.latestRevisions(db, product.id))
           for (const id of decodeIds(revision.component_ids)) ids.add(id);
-        const purls = await analysisRepo.purlsOf(db, [...ids]);
+        const readings = new Map<string, number>();
+        for (const purl of (await analysisRepo.purlsOf(db, [...ids])).values()) {
+          const reading = readPurl(purl);
+          const ecosystem = 'ecosystem' in reading && reading.ecosystem !== undefined ? reading.ecosystem : '';
+          if (ecosystem) ecosystems.add(ecosystem);
+          const key = `${reading.status}\u0000${ecosystem}`;
+          readings.set(key, (readings.get(key) ?? 0) + 1);
+        }
+        tallies.push({ sku: product.sku, components: ids.size, readings });
+      }
+      const held = await feedsRepo.ecosystemsHeld(database, [...ecosystems]);
+      return tallies.map(({ sku, components, readings }) => {
         const view: CoverageView = {
-          sku: product.sku,
-          components: ids.size,
+          sku,
+          components,
           matchable: 0,
           not_matchable: { no_purl: 0, ecosystem_not_covered: 0, version_unparsable: 0 },
         };
-        for (const purl of purls.values()) {
-          const { status } = readPurl(purl);
-          if (status === 'matchable') view.matchable++;
-          else if (status === 'ecosystem_not_covered') view.not_matchable.ecosystem_not_covered++;
-          else if (status === 'no_purl' || status === 'invalid_purl') view.not_matchable.no_purl++;
-          else view.not_matchable.version_unparsable++;
+        for (const [key, n] of readings) {
+          const [status, ecosystem] = key.split('\u0000') as [string, string];
+          if (Object.hasOwn(REASON, status)) view.not_matchable[REASON[status as keyof typeof REASON]] += n;
+          else if (!held.has(ecosystem)) view.not_matchable.ecosystem_not_covered += n;
+          else if (status === 'matchable') view.matchable += n;
+          else view.not_matchable.version_unparsable += n;
         }
-        out.push(view);
-      }
-      return out;
+        return view;
+      });
     },
   };
   return service;
