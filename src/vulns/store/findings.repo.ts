@@ -155,20 +155,6 @@ export const findingsRepo = {
     }
   },
 
-  async update(
-    db: Executor,
-    row: Pick<FindingRow, 'product_id' | 'component_id' | 'vuln_key'>,
-    change: Partial<FindingRow>,
-  ): Promise<void> {
-    await db
-      .updateTable('findings')
-      .set(change)
-      .where('product_id', '=', row.product_id)
-      .where('component_id', '=', row.component_id)
-      .where('vuln_key', '=', row.vuln_key)
-      .execute();
-  },
-
   /** The organisation's products whose latest revisions hold any of `componentIds`. */
   async productsHolding(db: Executor, orgId: string, componentIds: ReadonlySet<number>): Promise<string[]> {
     const revisions = await db
@@ -227,16 +213,5 @@ export const findingsRepo = {
       for (const r of rows) out.set(r.vuln_key, { exploited: r.exploited, cvss_score: r.cvss_score, epss_score: r.epss_score });
     }
     return out;
-  },
-
-  /** How many live findings the organisation has (the list's count). */
-  async count(db: Executor, orgId: string): Promise<number> {
-    const row = await db
-      .selectFrom('findings')
-      .select(sql<string>`count(*)`.as('n'))
-      .where('org_id', '=', orgId)
-      .where('gone_at', 'is', null)
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
   },
 };
