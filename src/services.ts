@@ -26,7 +26,7 @@ import { createUserService, DEFAULT_SESSION_LIMITS } from './users/users.service
 import { createDispatcher } from './webhooks/dispatcher.js';
 import { webhookSecrets } from './webhooks/secret-storage.js';
 import type { Lookup } from './webhooks/ssrf.js';
-import { createVulnService } from './vulns/vulns.service.js';
+import { createVulnService } from './vulns/services/vulns.service.js';
 import { createWebhookService } from './webhooks/webhooks.service.js';
 
 // The one composition root: every domain service and every long-lived object (the SBOM parse
@@ -56,7 +56,7 @@ export interface ServiceDeps {
   /**
    * A full garbage collection that bulk jobs (feed imports) may pause for now and then, keeping
    * their memory near what they hold (cra-admin: shared/full-collection.ts). The server passes
-   * none: a request must not wait for one. `everyRecords`: feeds.service.ts's COLLECT_EVERY_RECORDS.
+   * none: a request must not wait for one. `everyRecords`: vulns/services/feeds.service.ts's COLLECT_EVERY_RECORDS.
    */
   collectGarbage?: { collect(): void; everyRecords?: number };
   /** Where the background workers report trouble. */

@@ -15,7 +15,7 @@ import { caseReportsRepo, newReportRow } from './case-reports.repo.js';
 import { casesRepo, type CaseWithProduct } from './cases.repo.js';
 import type { CaseService } from './cases.service.js';
 import { CATALOGUE_VERSION, checkFields, formFields, missingFields, recipient, reportText, type ReportFields } from './report-catalogue.js';
-import { exploitedContext } from '../vulns/case-context.js';
+import { exploitedContext } from '../vulns/services/exploited-context.js';
 import { prefillFields } from './report-prefill.js';
 import { stageLabel, type StageState } from './stage-rules.js';
 

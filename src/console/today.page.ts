@@ -59,7 +59,7 @@ export function registerTodayPage(org: FastifyInstance, deps: ConsoleDeps): void
       deps.incidents.listSignals(slug),
       deps.compliance.explainScore(slug),
       firstStepsOf(request),
-      deps.vulns.findingsPage(slug, EXPLOITED_FILTER, { offset: 0, limit: TODAY_EXPLOITED }),
+      deps.vulns.listFindings(slug, EXPLOITED_FILTER, { offset: 0, limit: TODAY_EXPLOITED }),
     ]);
     const awaiting = signals.filter((s) => s.status === 'INCOMING');
     return render(request, reply, 'today', {

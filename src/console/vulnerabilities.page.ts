@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 import {
+  ANALYSIS_DETAIL_MAX,
   ANALYSIS_STATES,
   type AnalysisState,
   type FindingsFilter,
@@ -11,7 +12,7 @@ import {
   type SeverityBand,
 } from '../vulns/vulns.schemas.js';
 import { actorOf, type ConsoleDeps } from './context.js';
-import { type FieldErrors, parseForm, serviceErrors } from './forms.js';
+import { type FieldErrors, parseForm } from './forms.js';
 import { orgSlug, render, requirePermission } from './render.js';
 import { redirect } from './session.js';
 
@@ -40,7 +41,9 @@ const AnalysisForm = Type.Object({
   state: Type.Union(literals(ANALYSIS_STATES), { message: 'Choose the state of the analysis.' }),
   justification: Type.Optional(Type.Union(literals(['', ...JUSTIFICATIONS]), { message: 'Choose a justification from the list.' })),
   responses: Type.Array(Type.Union(literals(RESPONSES)), { maxItems: RESPONSES.length, message: 'Choose responses from the list.' }),
-  detail: Type.Optional(Type.String({ maxLength: 10_000, message: 'At most 10,000 characters.' })),
+  detail: Type.Optional(
+    Type.String({ maxLength: ANALYSIS_DETAIL_MAX, message: `At most ${ANALYSIS_DETAIL_MAX.toLocaleString('en')} characters.` }),
+  ),
   future: Type.Optional(Type.Literal('yes')),
   until: Type.Optional(
     Type.String({ pattern: '^(\\d{4}-\\d{2}-\\d{2})?$', message: 'Give the last day as YYYY-MM-DD, or leave it empty.' }),
@@ -57,15 +60,22 @@ export function filterQuery(filter: Record<string, string | undefined>): string 
   return params.toString();
 }
 
-/** Which form field a message of the analysis service is about. */
-function analysisField(error: unknown): string {
-  const message = error instanceof AppError ? error.message : '';
-  if (/justification/.test(message)) return 'justification';
-  if (/responses/.test(message)) return 'responses';
-  if (/detail|control character|storable|text/i.test(message)) return 'detail';
-  if (/until/.test(message)) return 'until';
-  if (/state/.test(message)) return 'state';
-  return 'sku';
+/**
+ * The analysis rules that span two fields, in the form's words, by the field the service says
+ * each concerns (the choices of state, justification and responses are the form's own to check).
+ */
+const ANALYSIS_RULES: Readonly<Record<string, string>> = {
+  sku: 'Choose a product, or apply the analysis to all products that have it.',
+  justification: 'A justification says why a product is not affected: choose the state not affected, or no justification.',
+  until: 'An end date bounds a rule for later findings: tick "Also for findings that appear later", or leave it empty.',
+};
+
+/** A service's error about a field of the analysis form, beside that field; any other error is rethrown. */
+function analysisErrors(error: unknown): FieldErrors {
+  const field = error instanceof AppError ? error.details?.[0]?.path : undefined;
+  if (field === undefined) throw error;
+  const rule = (error as AppError).code === 'validation_failed' && Object.hasOwn(ANALYSIS_RULES, field) ? ANALYSIS_RULES[field] : undefined;
+  return { [field]: rule ?? (error as AppError).message };
 }
 
 const VEX_DOWNLOADS: Record<string, { type: string; name: (sku: string, release: string, doc: Record<string, unknown>) => string }> = {
@@ -109,12 +119,12 @@ export function registerVulnerabilityPages(org: FastifyInstance, deps: ConsoleDe
     };
     // ?page=N: anything else is the first page, past the end the last.
     let page = Math.min(1_000_000, Math.max(1, Math.floor(Number((request.query as { page?: string }).page)) || 1));
-    let result = await deps.vulns.findingsPage(slug, filter, { offset: (page - 1) * FINDINGS_PER_PAGE, limit: FINDINGS_PER_PAGE });
+    let result = await deps.vulns.listFindings(slug, filter, { offset: (page - 1) * FINDINGS_PER_PAGE, limit: FINDINGS_PER_PAGE });
     const pages = Math.max(1, Math.ceil(result.count / FINDINGS_PER_PAGE));
     if (page > pages) {
       // Past the end (the list shrank, or a typed address): the last page.
       page = pages;
-      result = await deps.vulns.findingsPage(slug, filter, { offset: (page - 1) * FINDINGS_PER_PAGE, limit: FINDINGS_PER_PAGE });
+      result = await deps.vulns.listFindings(slug, filter, { offset: (page - 1) * FINDINGS_PER_PAGE, limit: FINDINGS_PER_PAGE });
     }
     const values = {
       product: q.product,
@@ -208,29 +218,26 @@ export function registerVulnerabilityPages(org: FastifyInstance, deps: ConsoleDe
     const form = parseForm(AnalysisForm, request.body);
     if (!form.ok) return vulnerabilityPage(request, reply, { errors: form.errors, values: form.values }, 400);
     const value = form.value;
-    const errors: FieldErrors = {};
-    if (!value.all_products && !value.sku) errors.sku = 'Choose a product, or apply the analysis to all products that have it.';
-    if (value.justification && value.state !== 'not_affected')
-      errors.justification = 'A justification says why a product is not affected: choose the state not affected, or no justification.';
     let until: Date | undefined;
     if (value.until) {
+      const day = new Date(`${value.until}T00:00:00Z`);
+      if (Number.isNaN(day.getTime()) || !value.until.startsWith(day.toISOString().slice(0, 10)))
+        return vulnerabilityPage(request, reply, { errors: { until: 'That day does not exist.' }, values: value }, 400);
       // The rule holds through the day given (UTC).
-      until = new Date(`${value.until}T00:00:00Z`);
-      if (Number.isNaN(until.getTime()) || !value.until.startsWith(until.toISOString().slice(0, 10)))
-        errors.until = 'That day does not exist.';
-      else if (!value.future)
-        errors.until = 'An end date bounds a rule for later findings: tick "Also for findings that appear later", or leave it empty.';
-      else {
-        until = new Date(until.getTime() + 86_400_000);
-        if (until.getTime() <= deps.clock().getTime()) errors.until = 'That day has passed: give today or a later day.';
-      }
+      until = new Date(day.getTime() + 86_400_000);
+      if (until.getTime() <= deps.clock().getTime())
+        return vulnerabilityPage(
+          request,
+          reply,
+          { errors: { until: 'That day has passed: give today or a later day.' }, values: value },
+          400,
+        );
     }
-    if (Object.keys(errors).length) return vulnerabilityPage(request, reply, { errors, values: value }, 400);
     let saved: { products: string[] };
     try {
       saved = await deps.vulns.analyse({
         org: orgSlug(request),
-        sku: value.all_products ? undefined : value.sku,
+        sku: value.all_products ? undefined : value.sku || undefined,
         allProducts: value.all_products === 'yes',
         vuln: key,
         state: value.state,
@@ -242,10 +249,7 @@ export function registerVulnerabilityPages(org: FastifyInstance, deps: ConsoleDe
         actor: actorOf(request.viewer!),
       });
     } catch (error) {
-      const field = analysisField(error);
-      // A product without this finding (or another organisation's) is the product field's error.
-      const shown = error instanceof AppError && error.code === 'not_found' ? new AppError('validation_failed', error.message) : error;
-      return vulnerabilityPage(request, reply, { errors: serviceErrors(shown, field), values: value }, 400);
+      return vulnerabilityPage(request, reply, { errors: analysisErrors(error), values: value }, 400);
     }
     const back = value.all_products ? '' : `product=${encodeURIComponent(value.sku ?? '')}&`;
     return redirect(

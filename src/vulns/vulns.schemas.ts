@@ -20,6 +20,8 @@ export const JUSTIFICATIONS = [
 ] as const;
 /** CycloneDX impact analysis responses. */
 export const RESPONSES = ['can_not_fix', 'will_not_fix', 'update', 'rollback', 'workaround_available'] as const;
+/** The longest analysis detail, in characters (the console's form says so before the service does). */
+export const ANALYSIS_DETAIL_MAX = 10_000;
 
 /** The CVSS qualitative severity ratings (v3.x and v4.0 alike), and findings without a score. */
 export const SEVERITY_BANDS = ['critical', 'high', 'medium', 'low', 'none', 'unscored'] as const;
@@ -105,4 +107,29 @@ export interface CoverageView {
   components: number;
   matchable: number;
   not_matchable: { no_purl: number; ecosystem_not_covered: number; version_unparsable: number };
+}
+
+/** The kinds of feed imported (vulnerabilities.md, Feeds). */
+export const FEED_KINDS = ['osv', 'cisa-kev', 'eu-kev', 'epss'] as const;
+export type FeedKind = (typeof FEED_KINDS)[number];
+
+export function isFeedKind(value: string): value is FeedKind {
+  return (FEED_KINDS as readonly string[]).includes(value);
+}
+
+export type Skipped = { id: string; reason: string } | { entry: string; reason: string };
+
+/** What one input's import did (`vuln import --json`). */
+export interface ImportSummary {
+  kind: FeedKind;
+  source: string;
+  records: number;
+  new: number;
+  changed: number;
+  unchanged: number;
+  withdrawn: number;
+  /** Records not stored, each named by its id when it has one, else by its entry, with why. */
+  skipped: Skipped[];
+  findings: { new: number; resolved: number };
+  took_ms: number;
 }

@@ -13,8 +13,14 @@ const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 export const LAYERS = ['base', 'db', 'feature', 'root', 'door', 'entry'] as const;
 export type Layer = (typeof LAYERS)[number];
 
-/** Feature sub-folders that split by layer (CONVENTIONS.md), lowest first. */
-const SUB_LAYERS: Record<string, string[]> = { sbom: ['parse', 'store', 'portfolio', 'http'] };
+/**
+ * Feature sub-folders that split by layer (CONVENTIONS.md), lowest first; the folders of one
+ * layer may import each other. A file at the feature's root (its schemas) is below them all.
+ */
+export const SUB_LAYERS: Record<string, string[][]> = {
+  sbom: [['parse'], ['store'], ['portfolio'], ['http']],
+  vulns: [['match'], ['feeds', 'vex'], ['store'], ['engine'], ['services']],
+};
 
 export function layerOf(file: string): Layer {
   const parts = file.split('/');
@@ -80,9 +86,16 @@ export function violations(files: string[], imports: Import[]): string[] {
     const feature = featureOf(from);
     const order = feature ? SUB_LAYERS[feature] : undefined;
     if (order && featureOf(to) === feature) {
-      const rank = (f: string) => order.indexOf(f.split('/')[1]!);
-      if (rank(to) > rank(from)) found.push(`${from} imports ${to}: up a layer inside ${feature}/ (${order.join(' → ')})`);
+      const rank = (f: string) => (f.split('/').length > 2 ? order.findIndex((layer) => layer.includes(f.split('/')[1]!)) : -1);
+      const named = order.map((layer) => layer.join(', ')).join(' → ');
+      if (rank(to) > rank(from)) found.push(`${from} imports ${to}: up a layer inside ${feature}/ (${named})`);
     }
+  }
+  for (const file of files) {
+    const [feature, folder] = file.split('/');
+    const order = SUB_LAYERS[feature!];
+    if (order && file.split('/').length > 2 && !order.some((layer) => layer.includes(folder!)))
+      found.push(`${file} is in ${feature}/${folder}/, which is none of ${feature}/'s layers`);
   }
   for (const circle of circles(
     files,
@@ -168,6 +181,14 @@ describe('layers: which way imports point', () => {
       'console/page.ts',
       'sbom/parse/p.ts',
       'sbom/store/s.ts',
+      'vulns/vulns.schemas.ts',
+      'vulns/match/m.ts',
+      'vulns/feeds/f.ts',
+      'vulns/vex/v.ts',
+      'vulns/store/s.repo.ts',
+      'vulns/engine/e.ts',
+      'vulns/services/x.service.ts',
+      'vulns/extra/z.ts',
     ];
     const imports: Import[] = [
       { from: 'shared/a.ts', to: 'db/b.ts', typeOnly: false },
@@ -178,6 +199,12 @@ describe('layers: which way imports point', () => {
       { from: 'incidents/x.ts', to: 'cases/cases.repo.ts', typeOnly: false },
       { from: 'sbom/parse/p.ts', to: 'sbom/store/s.ts', typeOnly: false },
       { from: 'console/page.ts', to: 'db/b.ts', typeOnly: false },
+      { from: 'vulns/store/s.repo.ts', to: 'vulns/services/x.service.ts', typeOnly: true },
+      { from: 'vulns/match/m.ts', to: 'vulns/engine/e.ts', typeOnly: false },
+      { from: 'vulns/vulns.schemas.ts', to: 'vulns/store/s.repo.ts', typeOnly: false },
+      { from: 'vulns/feeds/f.ts', to: 'vulns/vex/v.ts', typeOnly: false },
+      { from: 'vulns/vex/v.ts', to: 'vulns/match/m.ts', typeOnly: false },
+      { from: 'vulns/services/x.service.ts', to: 'vulns/vulns.schemas.ts', typeOnly: false },
     ];
     const found = violations(files, imports);
     assert.ok(found.some((v) => v.startsWith('shared/a.ts (base) imports db/b.ts (db): up a layer')));
@@ -185,8 +212,14 @@ describe('layers: which way imports point', () => {
     assert.ok(found.some((v) => v.includes('console/page.ts (door) imports db/b.ts')));
     assert.ok(found.some((v) => v.startsWith('cases/cases.repo.ts imports the service')));
     assert.ok(found.some((v) => v.includes('up a layer inside sbom/')));
+    assert.ok(found.some((v) => v.startsWith('vulns/store/s.repo.ts imports vulns/services/x.service.ts: up a layer inside vulns/')));
+    assert.ok(found.some((v) => v.startsWith('vulns/match/m.ts imports vulns/engine/e.ts: up a layer inside vulns/')));
+    assert.ok(found.some((v) => v.startsWith('vulns/vulns.schemas.ts imports vulns/store/s.repo.ts: up a layer inside vulns/')));
+    assert.ok(found.some((v) => v === "vulns/extra/z.ts is in vulns/extra/, which is none of vulns/'s layers"));
+    assert.ok(!found.some((v) => v.startsWith('vulns/feeds/f.ts') || v.startsWith('vulns/vex/v.ts')), 'feeds and vex are one layer');
     assert.ok(found.some((v) => v.startsWith('files import each other in a circle')));
     assert.ok(found.some((v) => v.startsWith('feature folders depend on each other in a circle: ')));
-    assert.deepEqual(violations(files, [{ from: 'db/b.ts', to: 'shared/a.ts', typeOnly: false }]), []);
+    const layered = files.filter((f) => f !== 'vulns/extra/z.ts');
+    assert.deepEqual(violations(layered, [{ from: 'db/b.ts', to: 'shared/a.ts', typeOnly: false }]), []);
   });
 });

@@ -193,7 +193,7 @@ describe('console: vulnerabilities across the portfolio', () => {
     assert.match(after.body, /<p class="notice" role="status">Analysis saved for 2 products\.<\/p>/);
     const list = await h.vulns.listFindings('vc', { vuln: MEDIUM });
     assert.deepEqual(
-      list.findings.map((f) => [f.product_sku, f.state, f.justification, f.responses, f.detail]),
+      list.findings.map((f) => [f.product_sku, f.state, f.justification, f.responses, f.detail]).sort(),
       ['CAM-1', 'RTR-1'].map((sku) => [
         sku,
         'not_affected',

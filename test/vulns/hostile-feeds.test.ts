@@ -4,13 +4,14 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { after, before, describe, it } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
 import yazl from 'yazl';
-import { useHarness } from '../helpers/app.js';
+import { buildHarness, type Harness, TEST_CONSOLE_SECRET } from '../helpers/app.js';
 import { runCli } from '../helpers/cli.js';
 
 // What a feed can hold that it should not: broken and hostile records, zip bombs, deep nesting,
-// huge strings, bad EPSS lines; and a feed served over HTTP, fetched conditionally.
+// huge strings, bad EPSS lines; and a feed served over HTTP, fetched conditionally. Each test
+// has its own database, directory and server.
 
 const record = (id: string, extra: Record<string, unknown> = {}) => ({
   schema_version: '1.6.0',
@@ -35,19 +36,40 @@ function zipOf(path: string, entries: Array<[string, string | Buffer]>, compress
   });
 }
 
-describe('hostile and broken feeds', () => {
-  const harness = useHarness();
-  let dir: string;
-  const env = () => ({ DATABASE_URL: harness().config.databaseUrl, CONSOLE_SECRET: 'test-console-secret', FEEDS_ALLOW_PRIVATE: 'true' });
-  const cli = (...args: string[]) => runCli(args, env());
+/** A directory of the test's own, removed when it ends. */
+function scratch(t: TestContext): string {
+  const dir = mkdtempSync(join(tmpdir(), 'cra-feeds-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
 
-  before(() => {
-    dir = mkdtempSync(join(tmpdir(), 'cra-feeds-'));
+/** cra-admin on the harness's database, feeds at private addresses allowed (the test's own server). */
+const cliWithPrivateFeeds =
+  (h: Harness) =>
+  (...args: string[]) =>
+    runCli(args, { DATABASE_URL: h.config.databaseUrl, CONSOLE_SECRET: TEST_CONSOLE_SECRET, FEEDS_ALLOW_PRIVATE: 'true' });
+
+/** An HTTP server of the test's own serving one OSV record as a feed (ETag "v1"), with how many requests it answered. */
+async function feedServer(t: TestContext): Promise<{ url: string; served(): number }> {
+  let served = 0;
+  const body = JSON.stringify(record('HTTP-1'));
+  const server: Server = createServer((request, response) => {
+    served++;
+    if (request.url === '/redirect') return response.writeHead(302, { location: '/feed.json' }).end();
+    if (request.url === '/huge') return response.writeHead(200, { 'content-length': String(3 * 1024 ** 3) }).end();
+    if (request.headers['if-none-match'] === '"v1"') return response.writeHead(304).end();
+    response.writeHead(200, { 'content-type': 'application/json', etag: '"v1"' }).end(body);
   });
-  after(() => rmSync(dir, { recursive: true, force: true }));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, served: () => served };
+}
 
-  it('skips and names each bad record, stores the good ones, and never stores half a record', async () => {
-    const path = join(dir, 'mixed.zip');
+describe('hostile and broken feeds', () => {
+  it('skips and names each bad record, stores the good ones, and never stores half a record', async (t) => {
+    const h = await buildHarness(t);
+    const cli = cliWithPrivateFeeds(h);
+    const path = join(scratch(t), 'mixed.zip');
     await zipOf(path, [
       ['GOOD-1.json', JSON.stringify(record('GOOD-1'))],
       [
@@ -86,14 +108,17 @@ describe('hostile and broken feeds', () => {
     assert.match(reasons['HUGE-1'], /string of 300000 characters/);
     assert.match(reasons['POISON-1'], /prototype-poisoning/);
     assert.equal(({} as { polluted?: boolean }).polluted, undefined);
-    const stored = await harness().database.db.selectFrom('vuln_records').select('id').orderBy('id').execute();
+    const stored = await h.database.db.selectFrom('vuln_records').select('id').orderBy('id').execute();
     assert.deepEqual(
       stored.map((r) => r.id),
       ['GOOD-1', 'GOOD-2'],
     );
   });
 
-  it('refuses a zip bomb entry by entry, and a file that is no zip as a whole', async () => {
+  it('refuses a zip bomb entry by entry, and a file that is no zip as a whole', async (t) => {
+    const h = await buildHarness(t);
+    const cli = cliWithPrivateFeeds(h);
+    const dir = scratch(t);
     const bomb = join(dir, 'bomb.zip');
     // 5 MiB of one byte compresses to a few KiB: larger than any record may be.
     await zipOf(bomb, [['BOMB.json', Buffer.alloc(5 * 1024 * 1024, 0x20)]]);
@@ -108,22 +133,29 @@ describe('hostile and broken feeds', () => {
     assert.match(broken.stderr, /not a readable zip/);
   });
 
-  it('counts a withdrawn record as withdrawn and an unchanged one as unchanged', async () => {
-    const path = join(dir, 'records');
-    rmSync(path, { recursive: true, force: true });
-    const { mkdirSync } = await import('node:fs');
-    mkdirSync(path);
-    writeFileSync(join(path, 'GOOD-1.json'), JSON.stringify(record('GOOD-1')));
-    writeFileSync(join(path, 'GOOD-2.json'), JSON.stringify(record('GOOD-2', { withdrawn: '2026-02-01T00:00:00Z' })));
-    writeFileSync(join(path, 'GOOD-3.json'), JSON.stringify(record('GOOD-3', { summary: 'changed' })));
-    const summary = (await cli('vuln', 'import', path, '--json')).json();
+  it('counts a withdrawn record as withdrawn, an unchanged one as unchanged and a changed one as changed', async (t) => {
+    const h = await buildHarness(t);
+    const cli = cliWithPrivateFeeds(h);
+    const dir = scratch(t);
+    const write = (name: string, content: object) => writeFileSync(join(dir, name), JSON.stringify(content));
+    write('GOOD-1.json', record('GOOD-1'));
+    write('GOOD-2.json', record('GOOD-2'));
+    write('GOOD-3.json', record('GOOD-3'));
+    assert.equal((await cli('vuln', 'import', dir, '--json')).json().new, 3);
+    write('GOOD-2.json', record('GOOD-2', { withdrawn: '2026-02-01T00:00:00Z' }));
+    write('GOOD-3.json', record('GOOD-3', { summary: 'changed' }));
+    write('GOOD-4.json', record('GOOD-4'));
+    const summary = (await cli('vuln', 'import', dir, '--json')).json();
     assert.deepEqual(
       { records: summary.records, new: summary.new, changed: summary.changed, unchanged: summary.unchanged, withdrawn: summary.withdrawn },
-      { records: 3, new: 1, changed: 0, unchanged: 1, withdrawn: 1 },
+      { records: 4, new: 1, changed: 1, unchanged: 1, withdrawn: 1 },
     );
   });
 
-  it('reads EPSS scores, gzip or plain, and names the lines it cannot read', async () => {
+  it('reads EPSS scores, gzip or plain, and names the lines it cannot read', async (t) => {
+    const h = await buildHarness(t);
+    const cli = cliWithPrivateFeeds(h);
+    const dir = scratch(t);
     const csv = [
       '#model_version:v2025.03.14,score_date:2026-03-28T12:55:00Z',
       'cve,epss,percentile',
@@ -141,11 +173,7 @@ describe('hostile and broken feeds', () => {
       summary.skipped.map((s: { entry: string }) => s.entry),
       ['line 5', 'line 6'],
     );
-    const row = await harness()
-      .database.db.selectFrom('epss_scores')
-      .selectAll()
-      .where('cve', '=', 'CVE-2021-44228')
-      .executeTakeFirstOrThrow();
+    const row = await h.database.db.selectFrom('epss_scores').selectAll().where('cve', '=', 'CVE-2021-44228').executeTakeFirstOrThrow();
     assert.deepEqual(row, { cve: 'CVE-2021-44228', score: 0.94358, percentile: 0.9996, score_date: '2026-03-28T12:55:00Z' });
     const plain = join(dir, 'epss.csv');
     writeFileSync(plain, csv);
@@ -160,41 +188,29 @@ describe('hostile and broken feeds', () => {
   });
 
   describe('a feed served over HTTP', () => {
-    let server: Server;
-    let url: string;
-    let served = 0;
-    const body = JSON.stringify(record('HTTP-1'));
-    before(async () => {
-      server = createServer((request, response) => {
-        served++;
-        if (request.url === '/redirect') return response.writeHead(302, { location: '/feed.json' }).end();
-        if (request.url === '/huge') return response.writeHead(200, { 'content-length': String(3 * 1024 ** 3) }).end();
-        if (request.headers['if-none-match'] === '"v1"') return response.writeHead(304).end();
-        response.writeHead(200, { 'content-type': 'application/json', etag: '"v1"' }).end(body);
-      });
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-    });
-    after(() => new Promise<void>((resolve) => server.close(() => resolve())));
-
-    it('fetches it, then asks conditionally and reports an unchanged feed without reading it', async () => {
+    it('fetches it, then asks conditionally and reports an unchanged feed without reading it', async (t) => {
+      const h = await buildHarness(t);
+      const cli = cliWithPrivateFeeds(h);
+      const { url, served } = await feedServer(t);
       const first = (await cli('vuln', 'import', `${url}/feed.json`, '--json')).json();
       assert.equal(first.new, 1);
       const second = (await cli('vuln', 'import', `${url}/feed.json`, '--json')).json();
       assert.equal(second.records, 0);
-      assert.equal(served, 2);
+      assert.equal(served(), 2);
       const moved = (await cli('vuln', 'import', `${url}/redirect`, '--json')).json();
       assert.equal(moved.kind, 'osv');
     });
 
-    it('refuses private addresses unless FEEDS_ALLOW_PRIVATE, plain http to the internet, and oversized bodies', async () => {
-      const strict = await runCli(['vuln', 'import', `${url}/feed.json`], { DATABASE_URL: harness().config.databaseUrl });
+    it('refuses private addresses unless FEEDS_ALLOW_PRIVATE, plain http to the internet, and oversized bodies', async (t) => {
+      const h = await buildHarness(t);
+      const { url } = await feedServer(t);
+      const strict = await runCli(['vuln', 'import', `${url}/feed.json`], { DATABASE_URL: h.config.databaseUrl });
       assert.equal(strict.code, 1);
       assert.match(strict.stderr, /a feed URL must use https/);
-      const metadata = await runCli(['vuln', 'import', 'https://169.254.169.254/latest'], { DATABASE_URL: harness().config.databaseUrl });
+      const metadata = await runCli(['vuln', 'import', 'https://169.254.169.254/latest'], { DATABASE_URL: h.config.databaseUrl });
       assert.equal(metadata.code, 1);
       assert.match(metadata.stderr, /non-public address/);
-      const huge = await cli('vuln', 'import', `${url}/huge`);
+      const huge = await cliWithPrivateFeeds(h)('vuln', 'import', `${url}/huge`);
       assert.equal(huge.code, 1);
       assert.match(huge.stderr, /is 3221225472 bytes \(at most 2147483648\)/);
     });

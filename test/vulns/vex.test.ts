@@ -2,81 +2,54 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
 import { validateCycloneDx } from '../../src/sbom/parse/cyclonedx-validator.js';
-import { useHarness } from '../helpers/app.js';
-import { runCli } from '../helpers/cli.js';
+import type { AnalyseInput } from '../../src/vulns/services/analysis.service.js';
+import { buildHarness, type Harness } from '../helpers/app.js';
 import { csafErrors } from '../helpers/csaf.js';
-import { fixture, upload } from './helpers.js';
+import { ATLAS, cliOf, fixture, GIN, importFeeds, importRecords, productWith, RECORDS, SALT } from './helpers.js';
 
 // VEX out and in: a release's findings with their analyses as CycloneDX 1.6 (valid against the
 // CycloneDX schema), CSAF 2.0 csaf_vex (the schema and the mandatory tests of the BSI's
 // csaf-validator-lib) and OpenVEX 0.2; each read back, and other tools' statements applied.
+// Each test builds its own analysed product (analysedGateway) on a database of its own.
+
+/**
+ * acme's GW-1, release 3.1.0, holding salt, gin and apache-atlas (PYSEC-2017-105, CVE-2016-8752,
+ * carries a CVSS 3.0 vector), their records and CISA's catalogue imported; gin analysed
+ * not_affected, salt's CVE-2020-11651 exploitable with a response.
+ */
+async function analysedGateway(h: Harness): Promise<void> {
+  await importRecords(h, RECORDS.gin, RECORDS.salt, RECORDS.salt2, RECORDS.atlas);
+  await importFeeds(h, fixture('cisa-kev.json'));
+  await h.orgs.createOrg({ slug: 'acme' });
+  await h.orgs.setDetails('acme', { legalName: 'Acme Devices GmbH', contactEmail: 'psirt@acme.example' });
+  await productWith(h, [SALT, GIN, ATLAS], { release: '3.1.0' });
+  const analyse = (input: Omit<AnalyseInput, 'org' | 'sku' | 'actor'>) =>
+    h.vulns.analyse({ org: 'acme', sku: 'GW-1', actor: 'cli', ...input });
+  await analyse({ vuln: RECORDS.gin, state: 'not_affected', justification: 'code_not_reachable', detail: 'the logger is never used' });
+  await analyse({ vuln: 'CVE-2020-11651', state: 'exploitable', responses: ['update'], detail: 'update salt to 3000.2' });
+}
+
+/** A directory of the test's own, removed when it ends. */
+function scratch(t: TestContext): string {
+  const dir = mkdtempSync(join(tmpdir(), 'cra-vex-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** The document `vex export` prints for GW-1 in `format`. */
+async function exported(h: Harness, format: string) {
+  const result = await cliOf(h)('vex', 'export', '--org', 'acme', '--sku', 'GW-1', '--format', format, '--json');
+  assert.equal(result.code, 0, result.stderr);
+  return result.json();
+}
 
 describe('VEX out and in', () => {
-  const harness = useHarness();
-  let dir: string;
-  const env = () => ({ DATABASE_URL: harness().config.databaseUrl, CONSOLE_SECRET: 'test-console-secret' });
-  const cli = (...args: string[]) => runCli(args, env());
-
-  before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'cra-vex-'));
-    const h = harness();
-    await h.tenant('acme', ['products:read']);
-    await h.orgs.setDetails('acme', { legalName: 'Acme Devices GmbH', contactEmail: 'psirt@acme.example' });
-    await h.products.addProduct('acme', 'GW-1', { name: 'Gateway' });
-    for (const feed of ['osv-go.zip', 'osv-pypi.zip', 'cisa-kev.json']) assert.equal((await cli('vuln', 'import', fixture(feed))).code, 0);
-    // apache-atlas: PYSEC-2017-105 (CVE-2016-8752) carries a CVSS 3.0 vector.
-    await upload(
-      h,
-      'acme',
-      'GW-1',
-      ['pkg:pypi/salt@3000.1', 'pkg:golang/github.com/gin-gonic/gin@v1.5.0', 'pkg:pypi/apache-atlas@0.8.0'],
-      '3.1.0',
-    );
-    await cli(
-      'finding',
-      'analyse',
-      '--org',
-      'acme',
-      '--sku',
-      'GW-1',
-      '--vuln',
-      'GO-2020-0001',
-      '--state',
-      'not_affected',
-      '--justification',
-      'code_not_reachable',
-      '--detail',
-      'the logger is never used',
-    );
-    await cli(
-      'finding',
-      'analyse',
-      '--org',
-      'acme',
-      '--sku',
-      'GW-1',
-      '--vuln',
-      'CVE-2020-11651',
-      '--state',
-      'exploitable',
-      '--response',
-      'update',
-      '--detail',
-      'update salt to 3000.2',
-    );
-  });
-  after(() => rmSync(dir, { recursive: true, force: true }));
-
-  const exported = async (format: string) => {
-    const result = await cli('vex', 'export', '--org', 'acme', '--sku', 'GW-1', '--format', format, '--json');
-    assert.equal(result.code, 0, result.stderr);
-    return result.json();
-  };
-
-  it('CycloneDX 1.6 VEX, valid against the schema, with each analysis', async () => {
-    const doc = await exported('cyclonedx');
+  it('CycloneDX 1.6 VEX, valid against the schema, with each analysis', async (t) => {
+    const h = await buildHarness(t);
+    await analysedGateway(h);
+    const doc = await exported(h, 'cyclonedx');
     assert.deepEqual(validateCycloneDx('1.6', doc), []);
     assert.equal(doc.metadata.component.purl, 'pkg:generic/acme/GW-1@3.1.0');
     const gin = doc.vulnerabilities.find((v: { id: string }) => v.id === 'CVE-2020-36567');
@@ -88,8 +61,10 @@ describe('VEX out and in', () => {
     assert.deepEqual(atlas.analysis, { state: 'in_triage' });
   });
 
-  it('CSAF 2.0 csaf_vex, valid against the schema and the mandatory tests', async () => {
-    const doc = await exported('csaf');
+  it('CSAF 2.0 csaf_vex, valid against the schema and the mandatory tests', async (t) => {
+    const h = await buildHarness(t);
+    await analysedGateway(h);
+    const doc = await exported(h, 'csaf');
     assert.deepEqual(await csafErrors(doc), []);
     assert.equal(doc.document.category, 'csaf_vex');
     const gin = doc.vulnerabilities.find((v: { cve?: string }) => v.cve === 'CVE-2020-36567');
@@ -100,8 +75,10 @@ describe('VEX out and in', () => {
     assert.equal(salt.remediations[0].category, 'vendor_fix');
   });
 
-  it('OpenVEX 0.2 with the product as its purl and the components as subcomponents', async () => {
-    const doc = await exported('openvex');
+  it('OpenVEX 0.2 with the product as its purl and the components as subcomponents', async (t) => {
+    const h = await buildHarness(t);
+    await analysedGateway(h);
+    const doc = await exported(h, 'openvex');
     assert.equal(doc['@context'], 'https://openvex.dev/ns/v0.2.0');
     const gin = doc.statements.find((s: { vulnerability: { name: string } }) => s.vulnerability.name === 'CVE-2020-36567');
     assert.equal(gin.status, 'not_affected');
@@ -113,7 +90,11 @@ describe('VEX out and in', () => {
     for (const s of doc.statements) assert.ok(s.status !== 'affected' || s.action_statement, 'affected statements say what to do');
   });
 
-  it('reads each exported format back: the same analyses, nothing unmatched', async () => {
+  it('reads each exported format back: the same analyses, nothing unmatched', async (t) => {
+    const h = await buildHarness(t);
+    await analysedGateway(h);
+    const cli = cliOf(h);
+    const dir = scratch(t);
     for (const format of ['cyclonedx', 'csaf', 'openvex']) {
       const file = join(dir, `${format}.json`);
       assert.equal((await cli('vex', 'export', '--org', 'acme', '--sku', 'GW-1', '--format', format, '--output', file)).code, 0);
@@ -125,7 +106,11 @@ describe('VEX out and in', () => {
     }
   });
 
-  it("applies another tool's OpenVEX by alias and SKU, and lists what matched nothing", async () => {
+  it("applies another tool's OpenVEX by alias and SKU, and lists what matched nothing", async (t) => {
+    const h = await buildHarness(t);
+    await analysedGateway(h);
+    const cli = cliOf(h);
+    const dir = scratch(t);
     const file = join(dir, 'theirs.openvex.json');
     writeFileSync(
       file,

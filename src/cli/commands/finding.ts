@@ -2,7 +2,19 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { AppError } from '../../errors.js';
 import { ANALYSIS_STATES, type AnalysisState, JUSTIFICATIONS, RESPONSES } from '../../vulns/vulns.schemas.js';
 import { action, timestampOption } from '../context.js';
+import { inOptionWords } from '../option-words.js';
 import { table } from '../output.js';
+
+/**
+ * The analysis rules that span two options, in this command's words, by the field the service
+ * says each concerns (the choices of --state, --justification and --response are this
+ * command's own to check, before the service is asked).
+ */
+const ANALYSE_RULES: Readonly<Record<string, string>> = {
+  sku: 'give either --sku or --all-products',
+  justification: 'a justification says why a product is not_affected: give it with --state not_affected',
+  until: '--until bounds a rule for later findings: give it with --future',
+};
 
 /** The console pages at most this many findings at once; so does `finding list --limit`. */
 const PAGE_MAX = 500;
@@ -42,17 +54,16 @@ export function findingCommand(): Command {
     .option('--offset <n>', 'with --limit: skip the first n', offset, 0)
     .action(
       action(async (ctx, opts: ListOptions) => {
-        // A page is one walk of findings_order, whatever the list's size; without --limit, the
-        // whole list (the spec's shape, for exports and scripts), ties by SKU and component name.
         if (opts.limit === undefined && opts.offset !== 0) throw new AppError('validation_failed', '--offset needs --limit');
-        const list =
-          opts.limit === undefined
-            ? await ctx.vulns.listFindings(opts.org, opts)
-            : await ctx.vulns.findingsPage(
-                opts.org,
-                { sku: opts.sku, vuln: opts.vuln, exploited: opts.exploited || undefined, state: opts.state as AnalysisState | undefined },
-                { offset: opts.offset, limit: opts.limit },
-              );
+        const filter = {
+          sku: opts.sku,
+          vuln: opts.vuln,
+          exploited: opts.exploited || undefined,
+          state: opts.state as AnalysisState | undefined,
+        };
+        // The whole list (the spec's shape, for exports and scripts), or one page of it.
+        const page = opts.limit === undefined ? undefined : { offset: opts.offset, limit: opts.limit };
+        const list = await ctx.vulns.listFindings(opts.org, filter, page);
         const rows = list.findings.map((f) => ({
           vulnerability: f.vulnerability,
           exploited: f.exploited.cisa_kev || f.exploited.eu_kev ? 'yes' : '',
@@ -103,7 +114,9 @@ export function findingCommand(): Command {
             until?: Date;
           },
         ) => {
-          const result = await ctx.vulns.analyse({ ...opts, responses: opts.response, actor: 'cli' });
+          const result = await ctx.vulns.analyse({ ...opts, responses: opts.response, actor: 'cli' }).catch((error: unknown) => {
+            throw inOptionWords(error, ANALYSE_RULES);
+          });
           const rule = result.rule ? `; rule ${result.rule} for later findings` : '';
           return {
             json: result,

@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { FEED_KINDS, type ImportSummary } from '../../vulns/feeds.service.js';
+import { FEED_KINDS, type ImportSummary } from '../../vulns/vulns.schemas.js';
 import { action } from '../context.js';
 import { table } from '../output.js';
 

@@ -1,6 +1,6 @@
 import { type Prepared, prepareRecord, type RawRecord } from './prepare-record.js';
 
-// A worker thread of the OSV import (feeds.service.ts): a batch of raw records in, prepared ones
+// A worker thread of the OSV import (prepared-records.ts): a batch of raw records in, prepared ones
 // out, while the main thread stores the batch before.
 export default function prepareBatch(batch: RawRecord[]): Prepared[] {
   return batch.map(prepareRecord);

@@ -14,6 +14,8 @@ export interface MatchablePackage {
 /** Why a component cannot be matched (coverage counts each). */
 export interface Unmatchable {
   unmatchable: 'no_purl' | 'invalid_purl' | 'ecosystem_not_covered' | 'no_version';
+  /** The OSV ecosystem of a purl without a version (coverage asks whether any advisory of it is held). */
+  ecosystem?: string;
 }
 
 /** The OSV ecosystem of each language purl type matched here. */
@@ -76,7 +78,7 @@ export function packageOfPurl(purl: string | null | undefined): MatchablePackage
   const id = identify(parsed);
   if (id === null || id.ecosystem === null) return { unmatchable: 'ecosystem_not_covered' };
   let version = parsed.version ?? '';
-  if (version === '') return { unmatchable: 'no_version' };
+  if (version === '') return { unmatchable: 'no_version', ecosystem: id.ecosystem };
   // Debian's epoch may come as a qualifier instead of inside the version
   const epoch = parsed.qualifiers?.epoch;
   if (parsed.type === 'deb' && epoch !== undefined && !version.includes(':')) version = `${epoch}:${version}`;

@@ -21,6 +21,19 @@ export interface ExploitedCandidate {
 }
 
 export const analysisRepo = {
+  /** The organisation's live findings of the vulnerability: the product (id, SKU) and component purl of each. */
+  liveFindingsOf(db: Executor, orgId: string, vulnKey: string) {
+    return db
+      .selectFrom('findings as f')
+      .innerJoin('products as p', 'p.id', 'f.product_id')
+      .innerJoin('components as c', 'c.id', 'f.component_id')
+      .select(['p.id', 'p.sku', purlColumn('c').as('purl')])
+      .where('f.org_id', '=', orgId)
+      .where('f.vuln_key', '=', vulnKey)
+      .where('f.gone_at', 'is', null)
+      .execute();
+  },
+
   analysis(db: Executor, productId: string, vulnKey: string) {
     return db
       .selectFrom('finding_analyses')

@@ -1,6 +1,6 @@
 import { setImmediate as turn } from 'node:timers/promises';
 import { type ExpressionBuilder, sql } from 'kysely';
-import type { DB } from '../../db/schema.js';
+import type { DB, ProductRow } from '../../db/schema.js';
 import { type DialectName, type Executor, inList } from '../../db/index.js';
 import type { FindingRow } from '../../db/schema-vulns.js';
 import { orgNumber } from '../../sbom/store/components.repo.js';
@@ -48,6 +48,31 @@ function collectMatches(rows: ReadonlyArray<{ component_id: number | string; vul
 }
 
 export const findingsRepo = {
+  /** A product by its id (the engine refreshes products named by id). */
+  product(db: Executor, productId: string): Promise<ProductRow | undefined> {
+    return db.selectFrom('products').selectAll().where('id', '=', productId).executeTakeFirst();
+  },
+
+  /** The organisation of each of these products. */
+  async organisationsOf(db: Executor, productIds: readonly string[]): Promise<Array<{ id: string; org_id: string }>> {
+    const out: Array<{ id: string; org_id: string }> = [];
+    for (let i = 0; i < productIds.length; i += CHUNK) {
+      out.push(
+        ...(await db
+          .selectFrom('products')
+          .select(['id', 'org_id'])
+          .where('id', 'in', productIds.slice(i, i + CHUNK))
+          .execute()),
+      );
+    }
+    return out;
+  },
+
+  /** The organisation's products, by SKU (coverage of each). */
+  productsOf(db: Executor, orgId: string): Promise<ProductRow[]> {
+    return db.selectFrom('products').selectAll().where('org_id', '=', orgId).orderBy('sku').execute();
+  },
+
   /** The latest revision of each release of the product (what the product "has" now). */
   latestRevisions(db: Executor, productId: string): Promise<LatestRevision[]> {
     return db
@@ -130,20 +155,6 @@ export const findingsRepo = {
     }
   },
 
-  async update(
-    db: Executor,
-    row: Pick<FindingRow, 'product_id' | 'component_id' | 'vuln_key'>,
-    change: Partial<FindingRow>,
-  ): Promise<void> {
-    await db
-      .updateTable('findings')
-      .set(change)
-      .where('product_id', '=', row.product_id)
-      .where('component_id', '=', row.component_id)
-      .where('vuln_key', '=', row.vuln_key)
-      .execute();
-  },
-
   /** The organisation's products whose latest revisions hold any of `componentIds`. */
   async productsHolding(db: Executor, orgId: string, componentIds: ReadonlySet<number>): Promise<string[]> {
     const revisions = await db
@@ -202,16 +213,5 @@ export const findingsRepo = {
       for (const r of rows) out.set(r.vuln_key, { exploited: r.exploited, cvss_score: r.cvss_score, epss_score: r.epss_score });
     }
     return out;
-  },
-
-  /** How many live findings the organisation has (the list's count). */
-  async count(db: Executor, orgId: string): Promise<number> {
-    const row = await db
-      .selectFrom('findings')
-      .select(sql<string>`count(*)`.as('n'))
-      .where('org_id', '=', orgId)
-      .where('gone_at', 'is', null)
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
   },
 };

@@ -175,3 +175,27 @@ export async function refreshEpss(db: Executor): Promise<void> {
     .set({ epss_score: sql<number | null>`(select v.epss_score from vulnerabilities v where v.vuln_key = findings.vuln_key)` })
     .execute();
 }
+
+/** The alias group's row: what every feed says of it (none when all its records are withdrawn). */
+export function groupRow(db: Executor, vulnKey: string) {
+  return db.selectFrom('vulnerabilities').selectAll().where('vuln_key', '=', vulnKey).executeTakeFirst();
+}
+
+/** The group's records, withdrawn ones included, by id. */
+export function recordsOf(db: Executor, vulnKey: string) {
+  return db.selectFrom('vuln_records').selectAll().where('vuln_key', '=', vulnKey).orderBy('id').execute();
+}
+
+/** Each group's records' affected entries as stored (JSON), for the fixed versions of its findings. */
+export async function affectedOf(db: Executor, vulnKeys: readonly string[]): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  for (let i = 0; i < vulnKeys.length; i += CHUNK) {
+    const rows = await db
+      .selectFrom('vuln_records')
+      .select(['vuln_key', 'affected'])
+      .where('vuln_key', 'in', vulnKeys.slice(i, i + CHUNK))
+      .execute();
+    for (const r of rows) out.set(r.vuln_key, [...(out.get(r.vuln_key) ?? []), r.affected]);
+  }
+  return out;
+}

@@ -105,10 +105,14 @@ describe('packageOfPurl', () => {
       ['pkg:rpm/redhat/openssl@1.1.1k-7.el8_6?arch=x86_64', 'ecosystem_not_covered'],
       ['pkg:github/actions/checkout@v4', 'ecosystem_not_covered'],
       ['pkg:generic/openssl@3.0.0', 'ecosystem_not_covered'],
-      ['pkg:npm/lodash', 'no_version'],
-      ['pkg:pypi/django', 'no_version'],
     ];
     for (const [purl, reason] of cases) assert.deepEqual(packageOfPurl(purl), { unmatchable: reason }, String(purl));
+  });
+
+  it('names the ecosystem of a purl without a version (coverage asks whether any advisory of it is held)', () => {
+    assert.deepEqual(packageOfPurl('pkg:npm/lodash'), { unmatchable: 'no_version', ecosystem: 'npm' });
+    assert.deepEqual(packageOfPurl('pkg:pypi/django'), { unmatchable: 'no_version', ecosystem: 'PyPI' });
+    assert.deepEqual(packageOfPurl('pkg:deb/debian/openssl?distro=debian-11'), { unmatchable: 'no_version', ecosystem: 'Debian:11' });
   });
 });
 

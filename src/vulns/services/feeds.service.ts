@@ -1,48 +1,24 @@
-import { sql } from 'kysely';
-import { availableParallelism } from 'node:os';
-import { Piscina } from 'piscina';
-import { open, readFile, stat } from 'node:fs/promises';
-import type { Database } from '../db/index.js';
-import { AppError } from '../errors.js';
-import { iso, systemClock, type Clock } from '../shared/time.js';
-import { workerUrl } from '../shared/worker-url.js';
-import { readEpss, scoreDateOf, looksLikeEpss, EpssFileError } from './feeds/epss.js';
-import { DEFAULT_FETCH_POLICY, type FetchPolicy, fetchFeed } from './feeds/fetch-feed.js';
-import { FeedRecordError, parseJsonText } from './feeds/json-text.js';
-import { kevKindOf, readKev } from './feeds/kev.js';
-import { directorySource, fileSource, MAX_RECORD_BYTES, type Source, SourceError, type SourceItem, zipSource } from './feeds/osv-source.js';
-import { type Prepared, type PreparedRecord, prepareRecord, type RawRecord } from './feeds/prepare-record.js';
-import type { FindingsEngine } from './findings.service.js';
-import type { Matcher } from './matcher.js';
-import { feedsRepo } from './store/feeds.repo.js';
-import { groupsNaming, refreshEpss, refreshGroups } from './store/vulnerabilities.repo.js';
+import { stat } from 'node:fs/promises';
+import type { Database } from '../../db/index.js';
+import { AppError } from '../../errors.js';
+import { type Clock, iso, systemClock } from '../../shared/time.js';
+import type { FindingsEngine } from '../engine/findings-engine.js';
+import type { Matcher } from '../engine/component-matcher.js';
+import { detectKind } from '../feeds/detect-kind.js';
+import { EpssFileError, readEpss, scoreDateOf } from '../feeds/epss.js';
+import { DEFAULT_FETCH_POLICY, type FetchPolicy, fetchFeed } from '../feeds/fetch-feed.js';
+import { readKev } from '../feeds/kev.js';
+import { directorySource, fileSource, type Source, SourceError, zipSource } from '../feeds/osv-source.js';
+import type { PreparedRecord } from '../feeds/prepare-record.js';
+import { preparedRecords, RECORD_BATCH } from '../feeds/prepared-records.js';
+import { feedsRepo } from '../store/feeds.repo.js';
+import { groupsNaming, refreshEpss, refreshGroups } from '../store/vulnerabilities.repo.js';
+import { FEED_KINDS, type FeedKind, type ImportSummary, isFeedKind } from '../vulns.schemas.js';
 
 // Importing feeds (vulnerabilities.md, Feeds): a file, a directory or a URL → its kind (from the
 // content, or forced) → its records, streamed and stored in batches, unchanged ones skipped →
 // the alias groups, matches and findings that the changes touch, brought up to date.
 
-export const FEED_KINDS = ['osv', 'cisa-kev', 'eu-kev', 'epss'] as const;
-export type FeedKind = (typeof FEED_KINDS)[number];
-
-export type Skipped = { id: string; reason: string } | { entry: string; reason: string };
-
-export interface ImportSummary {
-  kind: FeedKind;
-  source: string;
-  records: number;
-  new: number;
-  changed: number;
-  unchanged: number;
-  withdrawn: number;
-  /** Records not stored, each named by its id when it has one, else by its entry, with why. */
-  skipped: Skipped[];
-  findings: { new: number; resolved: number };
-  took_ms: number;
-}
-
-/** A catalogue or single record read whole is bounded (CISA's catalogue is ~1.5 MB). */
-const MAX_JSON_FILE = 64 * 1024 * 1024;
-const BATCH = 500;
 /** From this many stored or changed records an import refreshes PostgreSQL's statistics first. */
 const ANALYZE_FROM = 1_000;
 /** Changed package versions and groups an import gathers before it looks up the products holding them. */
@@ -54,8 +30,6 @@ const PRODUCTS_LOOKUP_FROM = 20_000;
  * import's time) kept a 200,000-record import's peak at ~235 MiB instead of ~300.
  */
 export const COLLECT_EVERY_RECORDS = 20_000;
-/** From this many records a zip's are prepared in worker threads (starting them costs ~0.2 s). */
-const POOL_FROM = 2_000;
 
 /** A summary before anything is read (and of a feed that has not changed since it was last fetched). */
 function emptySummary(kind: FeedKind, source: string): ImportSummary {
@@ -73,38 +47,6 @@ function emptySummary(kind: FeedKind, source: string): ImportSummary {
   };
 }
 
-export function isFeedKind(value: string): value is FeedKind {
-  return (FEED_KINDS as readonly string[]).includes(value);
-}
-
-/** The kind of a local input, from its first bytes (zip, gzip, CSV) or its JSON. */
-async function detectKind(path: string): Promise<{ kind: FeedKind; json?: unknown; gzip?: boolean }> {
-  const info = await stat(path);
-  if (info.isDirectory()) return { kind: 'osv' };
-  const handle = await open(path, 'r');
-  const head = Buffer.alloc(512);
-  const { bytesRead } = await handle.read(head, 0, head.length, 0).finally(() => handle.close());
-  const start = head.subarray(0, bytesRead);
-  if (start[0] === 0x50 && start[1] === 0x4b) return { kind: 'osv' };
-  if (start[0] === 0x1f && start[1] === 0x8b) return { kind: 'epss', gzip: true };
-  if (looksLikeEpss(start.toString('latin1'))) return { kind: 'epss', gzip: false };
-  if (info.size > MAX_JSON_FILE)
-    throw new AppError('validation_failed', `${path}: ${info.size} bytes of JSON (at most ${MAX_JSON_FILE}) and not a zip`);
-  let json: unknown;
-  try {
-    json = parseJsonText(await readFile(path), { depth: 64, string: MAX_RECORD_BYTES });
-  } catch (error) {
-    if (error instanceof FeedRecordError)
-      throw new AppError('validation_failed', `${path}: ${error.message}, and not a zip, gzip or CSV feed`);
-    throw error;
-  }
-  const kev = kevKindOf(json);
-  if (kev) return { kind: kev, json };
-  if (json && typeof json === 'object' && 'id' in json && ('affected' in json || 'modified' in json || 'schema_version' in json))
-    return { kind: 'osv', json };
-  throw new AppError('validation_failed', `${path}: not an OSV record or export, a KEV catalogue or an EPSS score file`);
-}
-
 export function createFeedsService(
   database: Database,
   deps: {
@@ -120,63 +62,8 @@ export function createFeedsService(
   const { db } = database;
   const policy = { ...DEFAULT_FETCH_POLICY, ...deps.fetchPolicy };
 
-  /**
-   * PostgreSQL plans from statistics that autovacuum refreshes in its own time: right after a
-   * large import (or the first SBOMs) they still describe near-empty tables, and the refresh's
-   * joins ran as scans of every match per product (38 s for 100 products; 15 s with fresh ones).
-   * SQLite plans from its indexes alone.
-   */
-  async function freshStatistics(): Promise<void> {
-    if (database.dialect !== 'postgres') return;
-    await sql`analyze vuln_records, vuln_matches, component_packages, components, findings, vulnerabilities`.execute(db);
-  }
-
   /** The products whose findings the import may have changed, brought up to date. */
   const refreshProducts = (productIds: Iterable<string>) => deps.findings.refreshProducts(productIds);
-
-  /**
-   * Records prepared in worker threads while the main thread stores the batch before (a large
-   * export: parsing, checking and digesting take as long as storing), or here for a few.
-   */
-  async function* prepared(source: Source): AsyncGenerator<Prepared[]> {
-    const pool =
-      (source.entries ?? 0) >= POOL_FROM
-        ? new Piscina({
-            filename: workerUrl(import.meta.url, 'feeds/record-worker'),
-            maxThreads: Math.max(1, availableParallelism() - 1),
-            idleTimeout: 1_000,
-            // A batch's garbage is small and short-lived: a small heap keeps the import's memory bounded.
-            resourceLimits: { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 48 },
-          })
-        : null;
-    const inFlight: Array<Promise<Prepared[]>> = [];
-    const submit = (batch: SourceItem[]) => {
-      const skipped = batch
-        .filter((i): i is { entry: string; error: string } => 'error' in i)
-        .map((i) => ({ skipped: { entry: i.entry, reason: i.error } }));
-      const raw = batch.filter((i): i is RawRecord => !('error' in i));
-      const work = pool
-        ? (pool.run(raw, { transferList: raw.map((r) => r.data.buffer as ArrayBuffer) }) as Promise<Prepared[]>)
-        : Promise.resolve(raw.map(prepareRecord));
-      inFlight.push(work.then((done) => [...skipped, ...done]));
-    };
-    try {
-      let batch: SourceItem[] = [];
-      for await (const item of source.items) {
-        batch.push(item);
-        if (batch.length < BATCH) continue;
-        submit(batch);
-        batch = [];
-        // Two batches ahead of the store at most: memory holds three whatever the export's size.
-        if (inFlight.length >= 2) yield await inFlight.shift()!;
-      }
-      if (batch.length) submit(batch);
-      while (inFlight.length) yield await inFlight.shift()!;
-    } finally {
-      await Promise.allSettled(inFlight);
-      await pool?.destroy();
-    }
-  }
 
   async function importOsv(source: string, input: Source, summary: ImportSummary): Promise<void> {
     // Components stored while no record was held are read first (a no-op once all are read), so
@@ -233,7 +120,7 @@ export function createFeedsService(
       changedGroups.clear();
     };
     try {
-      for await (const batch of prepared(input)) {
+      for await (const batch of preparedRecords(input)) {
         const records: PreparedRecord[] = [];
         for (const p of batch) {
           summary.records++;
@@ -254,14 +141,14 @@ export function createFeedsService(
         // Statistics taken once, early, scale with the tables from then on.
         if (!analysedEarly && (input.entries ?? 0) >= ANALYZE_FROM && summary.new + summary.changed >= ANALYZE_FROM) {
           analysedEarly = true;
-          await freshStatistics();
+          await feedsRepo.refreshStatistics(database);
         }
       }
     } catch (error) {
       if (error instanceof SourceError) throw new AppError('validation_failed', `${source}: ${error.message}`);
       throw error;
     }
-    if (!analysedEarly && summary.new + summary.changed + summary.withdrawn >= ANALYZE_FROM) await freshStatistics();
+    if (!analysedEarly && summary.new + summary.changed + summary.withdrawn >= ANALYZE_FROM) await feedsRepo.refreshStatistics(database);
     await lookUpProducts();
     summary.findings = await refreshProducts(products);
     await database.transaction((trx) => feedsRepo.recordImport(trx, 'osv', source, iso(clock()), newest));
@@ -272,9 +159,7 @@ export function createFeedsService(
     summary.records = entries.length + skipped.length;
     summary.skipped.push(...skipped);
     const kevSource = kind === 'cisa-kev' ? 'cisa' : 'eu';
-    const before = new Map(
-      (await db.selectFrom('kev_entries').select(['cve', 'data']).where('source', '=', kevSource).execute()).map((e) => [e.cve, e.data]),
-    );
+    const before = await feedsRepo.kevData(db, kevSource);
     for (const e of entries) {
       const was = before.get(e.cve);
       if (was === undefined) summary.new++;
@@ -284,8 +169,8 @@ export function createFeedsService(
     const at = iso(clock());
     const touched = await database.transaction((trx) => feedsRepo.replaceKev(database, trx, kevSource, entries));
     const groups = await groupsNaming(db, touched);
-    for (let i = 0; i < groups.length; i += BATCH) {
-      await database.transaction((trx) => refreshGroups(database, trx, groups.slice(i, i + BATCH), at));
+    for (let i = 0; i < groups.length; i += RECORD_BATCH) {
+      await database.transaction((trx) => refreshGroups(database, trx, groups.slice(i, i + RECORD_BATCH), at));
     }
     summary.findings = await refreshProducts(await deps.findings.productsOfGroups(groups));
     const newest = entries.reduce<string | null>(
@@ -300,18 +185,9 @@ export function createFeedsService(
     try {
       for await (const rows of readEpss(path, gzip, (line) => (scoreDate ??= scoreDateOf(line)), summary.skipped)) {
         summary.records += rows.length;
-        const known = new Map(
-          (
-            await db
-              .selectFrom('epss_scores')
-              .select(['cve', 'score', 'percentile'])
-              .where(
-                'cve',
-                'in',
-                rows.map((r) => r.cve),
-              )
-              .execute()
-          ).map((r) => [r.cve, r]),
+        const known = await feedsRepo.epssOf(
+          db,
+          rows.map((r) => r.cve),
         );
         for (const r of rows) {
           const was = known.get(r.cve);
@@ -361,7 +237,8 @@ export function createFeedsService(
      */
     async importFeeds(inputs: readonly string[], options: { kind?: string } = {}): Promise<ImportSummary[]> {
       if (options.kind !== undefined && !isFeedKind(options.kind)) {
-        throw new AppError('validation_failed', `--kind must be one of ${FEED_KINDS.join(', ')}`);
+        const message = `kind must be one of ${FEED_KINDS.join(', ')}`;
+        throw new AppError('validation_failed', message, [{ path: 'kind', message }]);
       }
       const forced = options.kind as FeedKind | undefined;
       const summaries: ImportSummary[] = [];

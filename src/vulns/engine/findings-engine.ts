@@ -1,22 +1,17 @@
-import { setImmediate as turn } from 'node:timers/promises';
-import { type Database, isUniqueViolation, type Trx } from '../db/index.js';
-import type { ProductRow } from '../db/schema.js';
-import type { FindingRow } from '../db/schema-vulns.js';
-import { raiseSignal } from '../incidents/incidents.service.js';
-import { appendRegistryEntry } from '../registry/append-entry.js';
-import { decodeIds } from '../sbom/store/id-list.js';
-import { iso, systemClock, type Clock } from '../shared/time.js';
-import { emitEvent } from '../webhooks/emit-event.js';
-import { analysisRepo } from './store/analysis.repo.js';
-import { POSTGRES_CHUNK } from './matcher.js';
-import { findingsRepo } from './store/findings.repo.js';
+import type { Database, Trx } from '../../db/index.js';
+import type { ProductRow } from '../../db/schema.js';
+import type { FindingRow } from '../../db/schema-vulns.js';
+import { appendRegistryEntry } from '../../registry/append-entry.js';
+import { type Clock, iso, systemClock } from '../../shared/time.js';
+import { emitEvent } from '../../webhooks/emit-event.js';
+import { analysisRepo } from '../store/analysis.repo.js';
+import { findingsRepo } from '../store/findings.repo.js';
+import { POSTGRES_CHUNK } from './component-matcher.js';
+import { releasesOfComponents } from './component-releases.js';
+import { PLATFORM_ACTOR, raiseExploited } from './exploited-signals.js';
 
 // Findings: which products carry which vulnerability, kept in step with the products' latest
-// revisions and the matches; and the step no other tool takes, from an exploited finding on a
-// product on the market to an inbound signal for Article 14 (vulnerabilities.md).
-
-/** Who the platform is when it raises a signal or applies a rule. */
-export const PLATFORM_ACTOR = 'platform:vulnerability-intelligence';
+// revisions and the matches; the exploited ones carried on to Article 14 (exploited-signals.ts).
 
 export interface ProductRun {
   orgId: string;
@@ -27,9 +22,9 @@ export interface ProductRun {
   gone: number;
 }
 
-/** Whether the product is on the market: active, and its end of support not passed. */
-export function onTheMarket(product: Pick<ProductRow, 'status' | 'end_of_support'>, now: Date): boolean {
-  return product.status === 'active' && (product.end_of_support === null || Date.parse(product.end_of_support) > now.getTime());
+/** Exploited first, then by CVSS, then by EPSS: the order of `findings.new`'s `top`. */
+export function bySeverity(a: Pick<FindingRow, 'exploited' | 'cvss_score' | 'epss_score'>, b: typeof a): number {
+  return b.exploited - a.exploited || (b.cvss_score ?? -1) - (a.cvss_score ?? -1) || (b.epss_score ?? -1) - (a.epss_score ?? -1);
 }
 
 export function createFindingsEngine(database: Database, options: { clock?: Clock } = {}) {
@@ -42,7 +37,7 @@ export function createFindingsEngine(database: Database, options: { clock?: Cloc
    * dropped them, the releases of the others updated. Then the exploited ones raise their signal.
    */
   async function refreshProduct(productId: string, orgMatches?: ReadonlyMap<number, Set<string>>): Promise<ProductRun | null> {
-    const product = await db.selectFrom('products').selectAll().where('id', '=', productId).executeTakeFirst();
+    const product = await findingsRepo.product(db, productId);
     if (!product) return null;
     const at = iso(clock());
     const latest = await findingsRepo.latestRevisions(db, productId);
@@ -65,7 +60,7 @@ export function createFindingsEngine(database: Database, options: { clock?: Cloc
     const newest = latest.reduce<(typeof latest)[number] | null>((a, b) => (a === null || b.ingested_at > a.ingested_at ? b : a), null);
     const scores = await findingsRepo.scoresOf(db, [...new Set([...wanted.values()].map((w) => w.vulnKey))]);
     const added: FindingRow[] = [];
-    // Changes to stored findings, a statement per CHUNK of them: gone ones, and live ones by
+    // Changes to stored findings, a statement per chunk of them: gone ones, and live ones by
     // their new releases (one value for most of a product's findings).
     const goneRows: FindingRow[] = [];
     const liveByReleases = new Map<string, FindingRow[]>();
@@ -116,7 +111,7 @@ export function createFindingsEngine(database: Database, options: { clock?: Cloc
         );
       }
     });
-    await raiseExploited(product);
+    await raiseExploited(database, clock, product);
     return { orgId: product.org_id, product, added, gone };
   }
 
@@ -175,106 +170,31 @@ export function createFindingsEngine(database: Database, options: { clock?: Cloc
     );
   }
 
-  /**
-   * One INCOMING signal (and `finding.exploited`) per product and exploited vulnerability, ever,
-   * for a product on the market whose analysis does not rule it out.
-   */
-  async function raiseExploited(product: ProductRow): Promise<number> {
-    const now = clock();
-    if (!onTheMarket(product, now)) return 0;
-    const candidates = await analysisRepo.exploitedUnsignalled(db, product.id);
-    let raised = 0;
-    for (const c of candidates) {
-      const at = iso(clock());
-      const done = await database
-        .transaction(async (trx) => {
-          if (await analysisRepo.signalled(trx, product.id, c.vuln_key)) return false;
-          const component = `${c.name}${c.version ? ` ${c.version}` : ''}`;
-          const name = c.cve ?? c.vuln_key;
-          const signal = await raiseSignal(trx, {
-            orgId: product.org_id,
-            source: PLATFORM_ACTOR,
-            at,
-            product,
-            title: `Actively exploited ${name} in ${component}`.slice(0, 120),
-            description: [
-              `${name} is listed as actively exploited (${[c.cisa_kev ? 'CISA KEV' : null, c.eu_kev ? 'EU KEV' : null].filter(Boolean).join(', ')}).`,
-              c.summary ? `Advisory: ${c.summary}` : null,
-              `Component: ${component}${c.purl ? ` (${c.purl})` : ''}, in ${product.sku} releases ${(JSON.parse(c.releases) as string[]).join(', ')}.`,
-              `Matched by the platform at ${at}.`,
-            ]
-              .filter(Boolean)
-              .join('\n'),
-            cve: c.cve,
-          });
-          // Its key makes this once per product and vulnerability: a second instance's insert fails
-          // and its whole transaction, signal included, is undone.
-          await analysisRepo.recordSignal(trx, {
-            org_id: product.org_id,
-            product_id: product.id,
-            vuln_key: c.vuln_key,
-            signal_id: signal.id,
-            raised_at: at,
-          });
-          await emitEvent(
-            trx,
-            product.org_id,
-            'finding.exploited',
-            {
-              product_sku: product.sku,
-              vulnerability: c.vuln_key,
-              cve: c.cve,
-              euvd: c.euvd,
-              component: { name: c.name, version: c.version, purl: c.purl },
-              exploited: { cisa_kev: c.cisa_kev ? JSON.parse(c.cisa_kev) : null, eu_kev: c.eu_kev ? JSON.parse(c.eu_kev) : null },
-              incident_number: signal.incident_number,
-            },
-            at,
-          );
-          return true;
-        })
-        .catch((error: unknown) => {
-          if (isUniqueViolation(error)) return false;
-          throw error;
-        });
-      if (done) raised++;
-    }
-    return raised;
-  }
-
-  /**
-   * Brings many products' findings up to date (after an import): the matches of an
-   * organisation's components are read once for all its products, not once per product.
-   */
-  async function refreshProducts(productIds: Iterable<string>): Promise<{ new: number; resolved: number }> {
-    const ids = [...new Set(productIds)];
-    const findings = { new: 0, resolved: 0 };
-    const orgs = new Map<string, string[]>();
-    for (let i = 0; i < ids.length; i += 500) {
-      const rows = await db
-        .selectFrom('products')
-        .select(['id', 'org_id'])
-        .where('id', 'in', ids.slice(i, i + 500))
-        .execute();
-      for (const row of rows) orgs.set(row.org_id, [...(orgs.get(row.org_id) ?? []), row.id]);
-    }
-    for (const [orgId, products] of orgs) {
-      const orgMatches = products.length > 1 ? await findingsRepo.matchesOfOrg(db, orgId) : undefined;
-      for (const id of products) {
-        const run = await refreshProduct(id, orgMatches);
-        if (run) {
-          findings.new += run.added.length;
-          findings.resolved += run.gone;
-        }
-      }
-    }
-    return findings;
-  }
-
   return {
     refreshProduct,
-    refreshProducts,
-    raiseExploited,
+
+    /**
+     * Brings many products' findings up to date (after an import): the matches of an
+     * organisation's components are read once for all its products, not once per product.
+     */
+    async refreshProducts(productIds: Iterable<string>): Promise<{ new: number; resolved: number }> {
+      const findings = { new: 0, resolved: 0 };
+      const orgs = new Map<string, string[]>();
+      for (const row of await findingsRepo.organisationsOf(db, [...new Set(productIds)])) {
+        orgs.set(row.org_id, [...(orgs.get(row.org_id) ?? []), row.id]);
+      }
+      for (const [orgId, products] of orgs) {
+        const orgMatches = products.length > 1 ? await findingsRepo.matchesOfOrg(db, orgId) : undefined;
+        for (const id of products) {
+          const run = await refreshProduct(id, orgMatches);
+          if (run) {
+            findings.new += run.added.length;
+            findings.resolved += run.gone;
+          }
+        }
+      }
+      return findings;
+    },
 
     /** The products whose findings may change when these package versions' matches changed. */
     async productsOfPackageVersions(packageVersionIds: readonly number[]): Promise<string[]> {
@@ -296,44 +216,6 @@ export function createFindingsEngine(database: Database, options: { clock?: Cloc
   };
 }
 
-/** Component ids handled per turn of the event loop where a product's revisions are walked (~2–4 ms). */
-const ID_SLICE = 20_000;
-
-/**
- * Each component of the latest revisions → the releases that hold it, as the findings store them
- * (a JSON list, sorted). One string per combination of releases, shared by every component with
- * it (most products: one release, one string), a turn of the event loop per ID_SLICE ids: a Set
- * per component held the event loop ~50 ms for a 100,000-component revision.
- */
-async function releasesOfComponents(
-  revisions: ReadonlyArray<{ component_ids: Uint8Array; release_version: string }>,
-): Promise<Map<number, string>> {
-  const out = new Map<number, string>();
-  // The list with one more release, by the list before ('' for none) and that release.
-  const grown = new Map<string, string>();
-  const withRelease = (before: string | undefined, release: string): string => {
-    const key = `${before ?? ''}\u0000${release}`;
-    let after = grown.get(key);
-    if (after === undefined) {
-      const list = new Set<string>(before === undefined ? [] : (JSON.parse(before) as string[]));
-      list.add(release);
-      after = JSON.stringify([...list].sort());
-      grown.set(key, after);
-    }
-    return after;
-  };
-  let handled = 0;
-  for (const revision of revisions) {
-    const ids = decodeIds(revision.component_ids);
-    for (let i = 0; i < ids.length; i++) {
-      if (++handled % ID_SLICE === 0) await turn();
-      const id = ids[i]!;
-      out.set(id, withRelease(out.get(id), revision.release_version));
-    }
-  }
-  return out;
-}
-
 /** The matches of these components, out of an organisation's. */
 function matchesAmong(orgMatches: ReadonlyMap<number, Set<string>>, componentIds: Iterable<number>): Map<number, Set<string>> {
   const out = new Map<number, Set<string>>();
@@ -342,11 +224,6 @@ function matchesAmong(orgMatches: ReadonlyMap<number, Set<string>>, componentIds
     if (keys) out.set(id, keys);
   }
   return out;
-}
-
-/** Exploited first, then by CVSS, then by EPSS (the order every list of findings uses). */
-export function bySeverity(a: Pick<FindingRow, 'exploited' | 'cvss_score' | 'epss_score'>, b: typeof a): number {
-  return b.exploited - a.exploited || (b.cvss_score ?? -1) - (a.cvss_score ?? -1) || (b.epss_score ?? -1) - (a.epss_score ?? -1);
 }
 
 export type FindingsEngine = ReturnType<typeof createFindingsEngine>;

@@ -3,12 +3,14 @@ import type { Executor } from '../../db/index.js';
 import type { DB } from '../../db/schema.js';
 import { purlColumn } from '../../sbom/store/components.repo.js';
 
-// A page of an organisation's live findings, in the order of every list of findings (exploited
-// first, then CVSS, then EPSS, missing scores last) and a stable tiebreak, with its filters
-// applied in the query: the list may hold 100,000 findings, of which a page shows 50. The order
-// walks `findings_order` (org_id, exploited desc, cvss_score desc, epss_score desc).
+// The one way an organisation's live findings are listed (`finding list`, the Vulnerabilities
+// page, `vuln show --org`, VEX), filtered in the query, in one order: exploited first, then CVSS,
+// then EPSS (missing scores last), ties by vulnerability, then product and component as stored
+// (their ids). That order is `findings_order` (org_id, exploited desc, cvss_score desc,
+// epss_score desc, vuln_key, product_id, component_id): a page of 50 out of 100,000 findings is
+// one walk of it.
 
-export interface FindingsPageQuery {
+export interface FindingsQuery {
   orgId: string;
   productId?: string;
   /** One vulnerability (its group key, `vulnerabilities.vuln_key`). */
@@ -24,7 +26,7 @@ export interface FindingsPageQuery {
   onMarketAt?: string;
 }
 
-/** The columns a finding is shown with (vulns.service.ts makes them a FindingView). */
+/** The columns a finding is shown with (services/findings.service.ts makes them a FindingView). */
 export interface FindingListRow {
   vuln_key: string;
   releases: string;
@@ -55,7 +57,7 @@ const likeLiteral = (text: string) => text.replace(/[!%_]/g, (c) => `!${c}`);
 
 type Filtered = SelectQueryBuilder<DB & { f: DB['findings'] }, 'f', object>;
 
-function filtered(db: Executor, q: FindingsPageQuery): Filtered {
+function filtered(db: Executor, q: FindingsQuery): Filtered {
   let query: Filtered = db.selectFrom('findings as f').where('f.org_id', '=', q.orgId).where('f.gone_at', 'is', null);
   // Analyses are joined only to filter by state: a finding never analysed is in triage.
   if (q.states !== undefined) {
@@ -91,14 +93,13 @@ function filtered(db: Executor, q: FindingsPageQuery): Filtered {
   return query;
 }
 
-export const findingsPageRepo = {
+export const findingsListRepo = {
   /**
-   * `limit` findings from `offset` (all of them without a limit), most severe first; ties by
-   * vulnerability, product, component.
-   * The page's keys are found on `findings` alone (a deep page skips index entries, not joined
-   * rows), then joined to what a finding is shown with.
+   * The findings the query keeps, in the order above: `page.limit` of them from `page.offset`,
+   * or all without a page. The page's keys are found on `findings` alone (a deep page skips
+   * index entries, not joined rows), then joined to what a finding is shown with.
    */
-  page(db: Executor, q: FindingsPageQuery, offset: number, limit?: number): Promise<FindingListRow[]> {
+  list(db: Executor, q: FindingsQuery, page?: { offset: number; limit: number }): Promise<FindingListRow[]> {
     const keys = filtered(db, q)
       .select(['f.org_id', 'f.product_id', 'f.component_id', 'f.vuln_key', 'f.exploited', 'f.cvss_score', 'f.epss_score'])
       .orderBy('f.exploited', 'desc')
@@ -107,7 +108,7 @@ export const findingsPageRepo = {
       .orderBy('f.vuln_key')
       .orderBy('f.product_id')
       .orderBy('f.component_id')
-      .$if(limit !== undefined, (qb) => qb.limit(limit!).offset(offset));
+      .$if(page !== undefined, (qb) => qb.limit(page!.limit).offset(page!.offset));
     return db
       .selectFrom(keys.as('k'))
       .innerJoin('findings as f', (join) =>
@@ -157,7 +158,7 @@ export const findingsPageRepo = {
   },
 
   /** How many findings the filters keep. */
-  async count(db: Executor, q: FindingsPageQuery): Promise<number> {
+  async count(db: Executor, q: FindingsQuery): Promise<number> {
     const row = await filtered(db, q).select(sql<string>`count(*)`.as('n')).executeTakeFirstOrThrow();
     return Number((row as { n: string }).n);
   },

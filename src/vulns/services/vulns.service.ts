@@ -1,0 +1,83 @@
+import type { Database } from '../../db/index.js';
+import type { ProductRow } from '../../db/schema.js';
+import { type Clock, systemClock } from '../../shared/time.js';
+import { createMatcher } from '../engine/component-matcher.js';
+import { createFindingsEngine } from '../engine/findings-engine.js';
+import type { FetchPolicy } from '../feeds/fetch-feed.js';
+import { createAnalysisService } from './analysis.service.js';
+import { createFeedsService } from './feeds.service.js';
+import { createFindingsService } from './findings.service.js';
+import { createVexService } from './vex.service.js';
+
+// Vulnerability intelligence for the doors (cra-admin, the console): one object over the feeds,
+// findings, analysis and VEX services, built on one matcher and one findings engine. Matching
+// after an SBOM ingest runs here in the background, one product at a time, never on the
+// request's path.
+
+export function createVulnService(
+  database: Database,
+  orgs: {
+    requireOrg(slug: string): Promise<{ id: string; slug: string; name: string; legal_name: string | null; contact_email: string | null }>;
+  },
+  products: { requireProduct(orgId: string, sku: string): Promise<ProductRow> },
+  options: {
+    clock?: Clock;
+    fetchPolicy?: Partial<FetchPolicy>;
+    log?: { warn(obj: object, msg: string): void };
+    /** Full garbage collections feed imports may pause for (services/feeds.service.ts). */
+    collectGarbage?: { collect(): void; everyRecords?: number };
+  } = {},
+) {
+  const clock = options.clock ?? systemClock;
+  const matcher = createMatcher(database);
+  const engine = createFindingsEngine(database, { clock });
+  const feeds = createFeedsService(database, {
+    matcher,
+    findings: engine,
+    clock,
+    fetchPolicy: options.fetchPolicy,
+    collectGarbage: options.collectGarbage,
+  });
+  const findings = createFindingsService(database, { orgs, products }, { clock });
+  const analysis = createAnalysisService(database, { orgs, products }, { clock });
+  const vex = createVexService(database, { orgs, products, findings, analysis }, { clock });
+
+  // Work after ingest runs one job at a time, in order, beside the requests.
+  let queue: Promise<void> = Promise.resolve();
+  const enqueue = (job: () => Promise<unknown>) => {
+    queue = queue.then(job).then(
+      () => undefined,
+      (error: unknown) => options.log?.warn({ err: error }, 'matching after an SBOM ingest failed'),
+    );
+  };
+
+  return {
+    importFeeds: feeds.importFeeds,
+    feeds: feeds.feeds,
+    listFindings: findings.listFindings,
+    show: findings.show,
+    productFindings: findings.productFindings,
+    fixProposal: findings.fixProposal,
+    coverage: findings.coverage,
+    analyse: analysis.analyse,
+    vexExport: vex.vexExport,
+    vexImport: vex.vexImport,
+
+    /** Starts matching a new revision's components and refreshing the product's findings, in the background. */
+    afterIngest(productId: string, componentIds: ArrayLike<number>): void {
+      enqueue(async () => {
+        // Without records there is nothing to match: the first OSV import reads them all.
+        if (!(await matcher.anyRecords())) return;
+        await matcher.readComponents(componentIds);
+        await engine.refreshProduct(productId);
+      });
+    },
+
+    /** Resolves once the background work queued so far is done (tests, shutdown). */
+    idle(): Promise<void> {
+      return queue;
+    },
+  };
+}
+
+export type VulnService = ReturnType<typeof createVulnService>;
