@@ -31,9 +31,9 @@ export function registerActivityPages(org: FastifyInstance, deps: ConsoleDeps): 
     });
   }
 
-  org.get('/activity', (request, reply) => page(request, reply, null));
+  org.get('/activity', { config: { permission: 'read' } }, (request, reply) => page(request, reply, null));
 
-  org.get('/activity/verify', async (request, reply) => {
+  org.get('/activity/verify', { config: { permission: 'read' } }, async (request, reply) => {
     const verification = await verifyRegistry(deps.database, request.viewer!.org!.org_id);
     if (request.headers['hx-request']) return render(request, reply, 'activity-verify', { verification });
     return page(request, reply, verification);

@@ -52,7 +52,7 @@ export function registerTodayPage(org: FastifyInstance, deps: ConsoleDeps): void
     return { done, commands: firstSteps(apiBaseUrl(request, deps.config), slug, products[0]?.sku ?? EXAMPLE_SKU) };
   }
 
-  org.get('/today', async (request, reply) => {
+  org.get('/today', { config: { permission: 'read' } }, async (request, reply) => {
     const slug = orgSlug(request);
     const [open, signals, score, start, exploited] = await Promise.all([
       clocks(request),
@@ -73,5 +73,7 @@ export function registerTodayPage(org: FastifyInstance, deps: ConsoleDeps): void
     });
   });
 
-  org.get('/today/clocks', async (request, reply) => render(request, reply, 'today-clocks', await clocks(request)));
+  org.get('/today/clocks', { config: { permission: 'read' } }, async (request, reply) =>
+    render(request, reply, 'today-clocks', await clocks(request)),
+  );
 }
