@@ -2,7 +2,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CaseView } from '../cases/cases.service.js';
 import type { CaseKind, StageName } from '../cases/stage-rules.js';
 import { AppError } from '../errors.js';
-import { recentRegistry } from '../registry/registry.service.js';
 import type { ConsoleDeps } from './context.js';
 import { conversationPanel } from './disclosure.page.js';
 import { clock } from './format.js';
@@ -69,7 +68,7 @@ export async function renderCase(
   const [kase, notes, history, panel] = await Promise.all([
     deps.cases.getCase(slug, number),
     deps.cases.caseNotes(slug, number),
-    recentRegistry(deps.database, request.viewer!.org!.org_id, { subject: `case ${number}`, limit: 100 }),
+    deps.registry.recent(slug, { subject: `case ${number}`, limit: 100 }),
     // A case opened on a disclosure report carries the reporter's conversation.
     conversationPanel(deps, request, number),
   ]);
