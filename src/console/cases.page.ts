@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { actorOf, type ConsoleDeps } from './context.js';
-import { clock, laterStageClocks } from './format.js';
+import { stageClocks } from './format.js';
 import { pageOf } from './paging.js';
 import { parseForm, parseUtcInput, serviceErrors, UTC_INPUT } from './forms.js';
 import { orgSlug, render } from './render.js';
@@ -22,11 +22,10 @@ export function registerCasePages(org: FastifyInstance, deps: ConsoleDeps): void
   org.get('/cases', { config: { permission: 'read' } }, async (request, reply) => {
     const now = deps.clock();
     const { rows, ...paging } = pageOf(request, (await deps.cases.listCases(orgSlug(request))).reverse());
-    const cases = rows.map((c) => ({
-      ...c,
-      earlyWarning: c.notifiable && !c.early_warning_sent_at && c.status === 'open' ? clock(c.early_warning_deadline, now) : null,
-      later: c.status === 'open' ? laterStageClocks(c.stages, now) : { clocks: [], waitingForFix: false },
-    }));
+    const cases = rows.map((c) => {
+      const clocks = c.status === 'open' ? stageClocks(c.stages, now) : null;
+      return { ...c, earlyWarning: clocks?.earlyWarning ?? null, later: clocks?.later ?? { clocks: [], waitingForFix: false } };
+    });
     return render(request, reply, 'cases', { title: 'Cases', section: 'cases', cases, ...paging });
   });
 
