@@ -11,9 +11,17 @@ export function parseHtml(body: string): Document {
   return parseHTML(html).document as unknown as Document;
 }
 
-/** Text as a reader sees it: whitespace runs as one space, trimmed. */
+/** The text of `node` with each line break (<br>) as a newline, as a browser lays it out. */
+export function rawText(node: Node | null | undefined): string {
+  if (!node) return '';
+  if (node.nodeType === 3) return node.textContent ?? '';
+  if (node.nodeName === 'BR') return '\n';
+  return [...node.childNodes].map(rawText).join('');
+}
+
+/** Text as a reader sees it: whitespace runs (line breaks too) as one space, trimmed. */
 export function text(node: Node | null | undefined): string {
-  return (node?.textContent ?? '').replace(/\s+/g, ' ').trim();
+  return rawText(node).replace(/\s+/g, ' ').trim();
 }
 
 /** The one element `selector` names, or an error naming the selector (a missing element fails with its name). */
