@@ -93,8 +93,10 @@ export function registerPermissions(scope: FastifyInstance): void {
     orgOf(request);
     const org = request.viewer!.org;
     // Another organisation's page answers as if it did not exist, whatever the role.
-    if (!org || (!may(org.role, access) && REFUSED_AS_ABSENT.has(access))) throw new AppError('not_found', 'not found');
-    if (!may(org.role, access)) throw new AppError('forbidden', `Your role in ${org.name} (${org.role}) does not allow this change.`);
+    if (!org) throw new AppError('not_found', 'not found');
+    if (may(org.role, access)) return;
+    if (REFUSED_AS_ABSENT.has(access)) throw new AppError('not_found', 'not found');
+    throw new AppError('forbidden', `Your role in ${org.name} (${org.role}) does not allow this change.`);
   });
 }
 
