@@ -19,9 +19,11 @@ export function registerAccountPages(signedIn: FastifyInstance, deps: ConsoleDep
   const page = (request: FastifyRequest, reply: FastifyReply, data: { errors?: FieldErrors; changed?: boolean } = {}, status = 200) =>
     render(request, reply, 'account', { title: 'Your account', changed: false, ...data }, status);
 
-  signedIn.get('/account', (request, reply) => page(request, reply, { changed: (request.query as { changed?: string }).changed === '1' }));
+  signedIn.get('/account', { config: { permission: 'signed-in' } }, (request, reply) =>
+    page(request, reply, { changed: (request.query as { changed?: string }).changed === '1' }),
+  );
 
-  signedIn.post('/account/password', async (request, reply) => {
+  signedIn.post('/account/password', { config: { permission: 'signed-in' } }, async (request, reply) => {
     const form = parseForm(ChangePasswordForm, request.body);
     if (!form.ok) return page(request, reply, { errors: form.errors }, 400);
     if (form.value.password !== form.value.confirm)

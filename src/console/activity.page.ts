@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { recentRegistry, verifyRegistry } from '../registry/registry.service.js';
+import type { ChainCheck } from '../registry/registry-chain.js';
 import type { ConsoleDeps } from './context.js';
-import { render } from './render.js';
+import { orgSlug, render } from './render.js';
 
 // The activity registry: newest first, filterable by action; "Verify" recomputes the hash chain.
 // With htmx the result replaces one section in place; without JavaScript the same link loads the
@@ -10,11 +10,11 @@ import { render } from './render.js';
 const PER_PAGE = 50;
 
 export function registerActivityPages(org: FastifyInstance, deps: ConsoleDeps): void {
-  async function page(request: FastifyRequest, reply: FastifyReply, verification: Awaited<ReturnType<typeof verifyRegistry>> | null) {
+  async function page(request: FastifyRequest, reply: FastifyReply, verification: ChainCheck | null) {
     const query = request.query as { action?: string; before?: string };
     const action = typeof query.action === 'string' && query.action ? query.action.slice(0, 100) : undefined;
     const before = /^[1-9]\d{0,12}$/.test(query.before ?? '') ? Number(query.before) : undefined;
-    const { entries, actions } = await recentRegistry(deps.database, request.viewer!.org!.org_id, {
+    const { entries, actions } = await deps.registry.recent(orgSlug(request), {
       action,
       beforeSeq: before,
       limit: PER_PAGE,
@@ -31,10 +31,10 @@ export function registerActivityPages(org: FastifyInstance, deps: ConsoleDeps): 
     });
   }
 
-  org.get('/activity', (request, reply) => page(request, reply, null));
+  org.get('/activity', { config: { permission: 'read' } }, (request, reply) => page(request, reply, null));
 
-  org.get('/activity/verify', async (request, reply) => {
-    const verification = await verifyRegistry(deps.database, request.viewer!.org!.org_id);
+  org.get('/activity/verify', { config: { permission: 'read' } }, async (request, reply) => {
+    const verification = await deps.registry.verify(orgSlug(request));
     if (request.headers['hx-request']) return render(request, reply, 'activity-verify', { verification });
     return page(request, reply, verification);
   });

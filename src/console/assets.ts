@@ -16,6 +16,8 @@ const ASSETS: Record<string, { file: string; type: string }> = {
 export function registerAssets(scope: FastifyInstance): void {
   for (const [name, asset] of Object.entries(ASSETS)) {
     const body = readFileSync(asset.file);
-    scope.get(`/assets/${name}`, (_request, reply) => reply.type(asset.type).header('cache-control', 'public, max-age=3600').send(body));
+    scope.get(`/assets/${name}`, { config: { permission: 'public' } }, (_request, reply) =>
+      reply.type(asset.type).header('cache-control', 'public, max-age=3600').send(body),
+    );
   }
 }

@@ -36,12 +36,12 @@ function safeNext(next: unknown): string {
 export function registerAuthPages(scope: FastifyInstance, deps: ConsoleDeps): void {
   const { users } = deps;
 
-  scope.get('/sign-in', (request, reply) => {
+  scope.get('/sign-in', { config: { permission: 'public' } }, (request, reply) => {
     if (request.viewer?.stage === 'full') return reply.redirect('/console', 303);
     return render(request, reply, 'sign-in', { values: { next: safeNext((request.query as { next?: string }).next) } });
   });
 
-  scope.post('/sign-in', async (request, reply) => {
+  scope.post('/sign-in', { config: { permission: 'public' } }, async (request, reply) => {
     const form = parseForm(SignInForm, request.body);
     if (!form.ok) return render(request, reply, 'sign-in', { errors: form.errors, values: form.values }, 400);
     const result = await users.signIn({ ...form.value, address: request.ip, device: request.cookies[DEVICE_COOKIE] });
@@ -61,7 +61,7 @@ export function registerAuthPages(scope: FastifyInstance, deps: ConsoleDeps): vo
     return redirect(request, reply, result.stage === 'enrol' ? '/console/enrol' : safeNext(form.value.next));
   });
 
-  scope.post('/sign-out', async (request, reply) => {
+  scope.post('/sign-out', { config: { permission: 'public' } }, async (request, reply) => {
     const token = request.cookies[SESSION_COOKIE];
     if (token) await users.endSession(token);
     clearSessionCookie(reply);
@@ -73,12 +73,12 @@ export function registerAuthPages(scope: FastifyInstance, deps: ConsoleDeps): vo
   /** Who is signed in (fully), for the invitation page; the page never says whether the address has an account. */
   const signedInAs = (request: FastifyRequest) => (request.viewer?.stage === 'full' ? request.viewer.user.email : null);
 
-  scope.get('/invite/:token', async (request, reply) => {
+  scope.get('/invite/:token', { config: { permission: 'public' } }, async (request, reply) => {
     const invitation = await invitationOf(request);
     return render(request, reply, 'invite', { invitation, signedInAs: signedInAs(request), path: request.url });
   });
 
-  scope.post('/invite/:token', async (request, reply) => {
+  scope.post('/invite/:token', { config: { permission: 'public' } }, async (request, reply) => {
     const token = (request.params as { token: string }).token;
     const invitation = await invitationOf(request);
     if (signedInAs(request)) {
@@ -113,13 +113,13 @@ export function registerAuthPages(scope: FastifyInstance, deps: ConsoleDeps): vo
     return { secret, qr, email: user.email };
   }
 
-  scope.get('/enrol', async (request, reply) => {
+  scope.get('/enrol', { config: { permission: 'public' } }, async (request, reply) => {
     const page = await enrolmentPage(request);
     if (!page) return reply.redirect(request.viewer ? '/console' : '/console/sign-in', 303);
     return render(request, reply, 'enrol', page);
   });
 
-  scope.post('/enrol', async (request, reply) => {
+  scope.post('/enrol', { config: { permission: 'public' } }, async (request, reply) => {
     const page = await enrolmentPage(request);
     if (!page) return redirect(request, reply, request.viewer ? '/console' : '/console/sign-in');
     const form = parseForm(CodeForm, request.body);

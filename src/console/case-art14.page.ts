@@ -7,7 +7,7 @@ import { AppError } from '../errors.js';
 import { numberOf, renderCase, stageSlug, stageTitle } from './case-page.js';
 import { actorOf, type ConsoleDeps } from './context.js';
 import { type FieldErrors, parseForm, parseUtcInput, serviceErrors, UTC_INPUT } from './forms.js';
-import { orgSlug, render, requirePermission } from './render.js';
+import { orgSlug, render } from './render.js';
 import { redirect } from './session.js';
 
 // Article 14 on the case page (art14.md): each stage's report form, pre-filled and checked
@@ -96,8 +96,7 @@ export function registerCaseArticle14(org: FastifyInstance, deps: ConsoleDeps): 
     anchor: string,
     act: (request: FastifyRequest, value: Static<T>) => Promise<unknown>,
   ) {
-    org.post(`/cases/:number${path}`, async (request, reply) => {
-      requirePermission(request, 'cases');
+    org.post(`/cases/:number${path}`, { config: { permission: 'cases' } }, async (request, reply) => {
       const form = parseForm(schema, request.body);
       if (!form.ok) return caseError(request, reply, form.errors, form.values);
       try {
@@ -148,10 +147,12 @@ export function registerCaseArticle14(org: FastifyInstance, deps: ConsoleDeps): 
   );
 
   // Live clocks: the deadlines table alone, refreshed in place by htmx every 30 s.
-  org.get('/cases/:number/deadlines', (request, reply) => renderCase(deps, request, reply, {}, 200, 'case-deadlines-table'));
+  org.get('/cases/:number/deadlines', { config: { permission: 'read' } }, (request, reply) =>
+    renderCase(deps, request, reply, {}, 200, 'case-deadlines-table'),
+  );
 
   // 14(8): the CSAF 2.0 advisory, and the evidence bundle of `cra-admin case export`.
-  org.get('/cases/:number/advisory.json', async (request, reply) => {
+  org.get('/cases/:number/advisory.json', { config: { permission: 'read' } }, async (request, reply) => {
     const number = numberOf(request);
     try {
       const advisory = await deps.evidence.advisory(orgSlug(request), number);
@@ -161,7 +162,7 @@ export function registerCaseArticle14(org: FastifyInstance, deps: ConsoleDeps): 
       return caseError(request, reply, serviceErrors(error), {}, 409);
     }
   });
-  org.get('/cases/:number/export.json', async (request, reply) => {
+  org.get('/cases/:number/export.json', { config: { permission: 'read' } }, async (request, reply) => {
     const number = numberOf(request);
     const bundle = await deps.evidence.exportCase(orgSlug(request), number);
     return download(reply, `case-${number}-evidence.json`, 'application/json', `${JSON.stringify(bundle, null, 2)}\n`);
@@ -217,12 +218,11 @@ export function registerCaseArticle14(org: FastifyInstance, deps: ConsoleDeps): 
     );
   }
 
-  org.get('/cases/:number/reports/:stage', (request, reply) =>
+  org.get('/cases/:number/reports/:stage', { config: { permission: 'read' } }, (request, reply) =>
     reportPage(request, reply, { notice: (request.query as { saved?: string }).saved === '1' ? 'Draft saved.' : undefined }),
   );
 
-  org.post('/cases/:number/reports/:stage', async (request, reply) => {
-    requirePermission(request, 'cases');
+  org.post('/cases/:number/reports/:stage', { config: { permission: 'cases' } }, async (request, reply) => {
     const { stage, seq } = stageOf(request);
     const number = numberOf(request);
     const current = await deps.reports.getReport(orgSlug(request), number, stage, seq).catch((error: unknown) => {
@@ -249,8 +249,7 @@ export function registerCaseArticle14(org: FastifyInstance, deps: ConsoleDeps): 
     return redirect(request, reply, `${caseUrl(request)}/reports/${stageSlug(stage, current.seq)}?saved=1`);
   });
 
-  org.post('/cases/:number/reports/:stage/file', async (request, reply) => {
-    requirePermission(request, 'cases');
+  org.post('/cases/:number/reports/:stage/file', { config: { permission: 'cases' } }, async (request, reply) => {
     const { stage, seq } = stageOf(request);
     const number = numberOf(request);
     const form = parseForm(FileForm, request.body);
@@ -271,7 +270,7 @@ export function registerCaseArticle14(org: FastifyInstance, deps: ConsoleDeps): 
     return redirect(request, reply, `${caseUrl(request)}/reports/${(request.params as { stage: string }).stage}`);
   });
 
-  org.get('/cases/:number/reports/:stage/text', async (request, reply) => {
+  org.get('/cases/:number/reports/:stage/text', { config: { permission: 'read' } }, async (request, reply) => {
     const { stage, seq } = stageOf(request);
     const number = numberOf(request);
     try {

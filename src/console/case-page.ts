@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CaseView } from '../cases/cases.service.js';
-import type { CaseKind, StageName } from '../cases/stage-rules.js';
+import { EARLY_WARNING_HOURS, FULL_NOTIFICATION_HOURS } from '../cases/case-rules.js';
+import { type CaseKind, FINAL_REPORT_DAYS_AFTER_FIX, type StageName, stageLabel } from '../cases/stage-rules.js';
 import { AppError } from '../errors.js';
-import { recentRegistry } from '../registry/registry.service.js';
 import type { ConsoleDeps } from './context.js';
 import { conversationPanel } from './disclosure.page.js';
 import { clock } from './format.js';
@@ -21,19 +21,21 @@ export function stageSlug(stage: StageName, seq = 0): string {
   return stage === 'early_warning' ? 'early-warning' : stage;
 }
 
-/** "Early warning (24 h)": the label of a stage on the case page and its report form. */
+/** "Early warning (24 h)": a stage's name (stageLabel) and its deadline, on the case page and its report form. */
 export function stageTitle(stage: StageName, seq: number, kind: CaseKind): string {
+  const label = stageLabel(stage, seq);
+  const name = `${label[0]!.toUpperCase()}${label.slice(1)}`;
   switch (stage) {
     case 'early_warning':
-      return 'Early warning (24 h)';
+      return `${name} (${EARLY_WARNING_HOURS} h)`;
     case 'notification':
-      return `${kind === 'vulnerability' ? 'Vulnerability' : 'Incident'} notification (72 h)`;
+      return `${kind === 'vulnerability' ? 'Vulnerability' : 'Incident'} ${label} (${FULL_NOTIFICATION_HOURS} h)`;
     case 'intermediate':
-      return `Intermediate report ${seq} (asked by the CSIRT)`;
+      return `${name} (asked by the CSIRT)`;
     default:
       return kind === 'vulnerability'
-        ? 'Final report (14 days after the corrective measure)'
-        : 'Final report (1 month after the notification)';
+        ? `${name} (${FINAL_REPORT_DAYS_AFTER_FIX} days after the corrective measure)`
+        : `${name} (1 month after the notification)`;
   }
 }
 
@@ -69,7 +71,7 @@ export async function renderCase(
   const [kase, notes, history, panel] = await Promise.all([
     deps.cases.getCase(slug, number),
     deps.cases.caseNotes(slug, number),
-    recentRegistry(deps.database, request.viewer!.org!.org_id, { subject: `case ${number}`, limit: 100 }),
+    deps.registry.recent(slug, { subject: `case ${number}`, limit: 100 }),
     // A case opened on a disclosure report carries the reporter's conversation.
     conversationPanel(deps, request, number),
   ]);

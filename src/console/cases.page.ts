@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { actorOf, type ConsoleDeps } from './context.js';
-import { clock, laterStageClocks } from './format.js';
+import { stageClocks } from './format.js';
 import { pageOf } from './paging.js';
 import { parseForm, parseUtcInput, serviceErrors, UTC_INPUT } from './forms.js';
-import { orgSlug, render, requirePermission } from './render.js';
+import { orgSlug, render } from './render.js';
 import { redirect } from './session.js';
 import { registerCaseArticle14 } from './case-art14.page.js';
 import { type CaseExtra, numberOf, renderCase } from './case-page.js';
@@ -19,24 +19,22 @@ const SentForm = Type.Object({
 });
 
 export function registerCasePages(org: FastifyInstance, deps: ConsoleDeps): void {
-  org.get('/cases', async (request, reply) => {
+  org.get('/cases', { config: { permission: 'read' } }, async (request, reply) => {
     const now = deps.clock();
     const { rows, ...paging } = pageOf(request, (await deps.cases.listCases(orgSlug(request))).reverse());
-    const cases = rows.map((c) => ({
-      ...c,
-      earlyWarning: c.notifiable && !c.early_warning_sent_at && c.status === 'open' ? clock(c.early_warning_deadline, now) : null,
-      later: c.status === 'open' ? laterStageClocks(c.stages, now) : { clocks: [], waitingForFix: false },
-    }));
+    const cases = rows.map((c) => {
+      const clocks = c.status === 'open' ? stageClocks(c.stages, now) : null;
+      return { ...c, earlyWarning: clocks?.earlyWarning ?? null, later: clocks?.later ?? { clocks: [], waitingForFix: false } };
+    });
     return render(request, reply, 'cases', { title: 'Cases', section: 'cases', cases, ...paging });
   });
 
   const casePage = (request: FastifyRequest, reply: FastifyReply, extra: CaseExtra = {}, status = 200) =>
     renderCase(deps, request, reply, extra, status);
 
-  org.get('/cases/:number', (request, reply) => casePage(request, reply));
+  org.get('/cases/:number', { config: { permission: 'read' } }, (request, reply) => casePage(request, reply));
 
-  org.post('/cases/:number/sent', async (request, reply) => {
-    requirePermission(request, 'cases');
+  org.post('/cases/:number/sent', { config: { permission: 'cases' } }, async (request, reply) => {
     const number = numberOf(request);
     const form = parseForm(SentForm, request.body);
     if (!form.ok)
@@ -52,8 +50,7 @@ export function registerCasePages(org: FastifyInstance, deps: ConsoleDeps): void
     return redirect(request, reply, `/console/o/${encodeURIComponent(orgSlug(request))}/cases/${number}`);
   });
 
-  org.post('/cases/:number/close', async (request, reply) => {
-    requirePermission(request, 'cases');
+  org.post('/cases/:number/close', { config: { permission: 'cases' } }, async (request, reply) => {
     const number = numberOf(request);
     try {
       await deps.cases.closeCase(orgSlug(request), number, actorOf(request.viewer!));

@@ -1,14 +1,57 @@
+import type { CaseEvidenceService } from '../cases/case-evidence.service.js';
+import type { CaseReportService } from '../cases/case-reports.service.js';
+import type { CaseService } from '../cases/cases.service.js';
+import type { TriageService } from '../cases/triage.service.js';
+import type { ComplianceService } from '../compliance/compliance.service.js';
 import type { Config } from '../config.js';
+import type { SessionStage, UserRow } from '../db/schema.js';
+import type { DisclosureService } from '../disclosure/disclosure.service.js';
+import type { IncidentService } from '../incidents/incidents.service.js';
+import type { KeyService } from '../keys/keys.service.js';
+import type { OrgService } from '../orgs/orgs.service.js';
+import type { ProductService } from '../products/products.service.js';
+import type { RegistryService } from '../registry/registry.service.js';
 import type { BodyBudget } from '../sbom/http/body-budget.js';
-import type { Services } from '../services.js';
-import type { Role, SessionStage, UserRow } from '../db/schema.js';
-import type { MembershipView } from '../users/users.service.js';
+import type { PortfolioService } from '../sbom/portfolio/portfolio.service.js';
+import type { SbomHistoryService } from '../sbom/portfolio/sbom-history.service.js';
+import type { SbomIngestService } from '../sbom/store/ingest.service.js';
+import type { Clock } from '../shared/time.js';
+import type { SetupService } from '../users/setup.service.js';
+import type { MembershipView, UserService } from '../users/users.service.js';
+import type { VulnService } from '../vulns/services/vulns.service.js';
+import type { WebhookService } from '../webhooks/webhooks.service.js';
 
 /**
- * What the console's pages are given: the same services as the API and the CLI, and the
- * API's bound on SBOM bodies in memory (the upload form holds from it too).
+ * What the console's pages are given: the services they call (the composition root's own
+ * objects, the same as the API's and the CLI's, handed over by app.ts), named here by their
+ * features so that the console never imports the root above it; and the API's bound on SBOM
+ * bodies in memory (the upload form holds from it too).
  */
-export type ConsoleDeps = Services & { config: Config; sbomBodies: BodyBudget };
+export interface ConsoleDeps {
+  config: Config;
+  clock: Clock;
+  /** Binds the CSRF tokens to their session (csrf.ts). */
+  consoleCsrfKey: Buffer;
+  sbomBodies: BodyBudget;
+  orgs: OrgService;
+  users: UserService;
+  setup: SetupService;
+  keys: KeyService;
+  products: ProductService;
+  sbom: SbomIngestService;
+  sbomHistory: SbomHistoryService;
+  portfolio: PortfolioService;
+  incidents: IncidentService;
+  triage: TriageService;
+  cases: CaseService;
+  reports: CaseReportService;
+  evidence: CaseEvidenceService;
+  compliance: ComplianceService;
+  vulns: VulnService;
+  webhooks: WebhookService;
+  disclosure: DisclosureService;
+  registry: RegistryService;
+}
 
 /** The signed-in person and, on /console/o/:org pages, the organisation they are working in. */
 export interface ConsoleViewer {
@@ -23,24 +66,6 @@ declare module 'fastify' {
   interface FastifyRequest {
     viewer: ConsoleViewer | null;
   }
-}
-
-export type Permission = 'keys' | 'products' | 'sbom' | 'cases' | 'members' | 'settings' | 'webhooks' | 'analysis' | 'feeds' | 'disclosure';
-
-// console.md: owner may everything; admin keys, products and settings; analyst triage, cases,
-// reports and SBOM uploads; viewer reads only. Webhook endpoints are organisation settings: owner and admin.
-// Analyses of findings: analysts and above; the Feeds page (the instance's feeds): owner and admin.
-// Disclosure reports (disclosure.md): the reporter's identity, the attachments and answering the
-// reporter are for analysts and above; viewers read the conversation only.
-const GRANTS: Record<Role, readonly Permission[]> = {
-  owner: ['keys', 'products', 'sbom', 'cases', 'members', 'settings', 'webhooks', 'analysis', 'feeds', 'disclosure'],
-  admin: ['keys', 'products', 'sbom', 'settings', 'webhooks', 'analysis', 'feeds', 'disclosure'],
-  analyst: ['sbom', 'cases', 'analysis', 'disclosure'],
-  viewer: [],
-};
-
-export function may(role: Role, permission: Permission): boolean {
-  return GRANTS[role].includes(permission);
 }
 
 /** The registry actor for changes made in the console. */

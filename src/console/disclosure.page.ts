@@ -1,10 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
-import { may, actorOf, type ConsoleDeps } from './context.js';
+import { actorOf, type ConsoleDeps } from './context.js';
+import { may } from './permissions.js';
 import { apiBaseUrl } from './first-steps.js';
 import { type FieldErrors, parseForm, serviceErrors } from './forms.js';
-import { orgSlug, render, requirePermission } from './render.js';
+import { orgSlug, render } from './render.js';
 import { redirect } from './session.js';
 
 // Disclosure in the console (disclosure.md): the public pages' settings (owners and admins),
@@ -30,12 +31,6 @@ function numberOf(request: FastifyRequest): number {
   const raw = (request.params as { number: string }).number;
   if (!NUMBER.test(raw)) throw new AppError('not_found', 'no such signal');
   return Number(raw);
-}
-
-/** Analysts and above; anyone else is told nothing exists here (disclosure.md: a viewer gets 404). */
-function requireDisclosureRole(request: FastifyRequest): void {
-  const org = request.viewer?.org;
-  if (!org || !may(org.role, 'disclosure')) throw new AppError('not_found', 'not found');
 }
 
 /** The Conversation panel's data for a signal's page or its case's page; null when the signal did not come through the disclosure form. */
@@ -85,9 +80,8 @@ export function registerDisclosurePages(org: FastifyInstance, deps: ConsoleDeps)
     );
   }
 
-  org.get('/disclosure', (request, reply) => settingsPage(request, reply));
-  org.post('/disclosure', async (request, reply) => {
-    requirePermission(request, 'settings');
+  org.get('/disclosure', { config: { permission: 'read' } }, (request, reply) => settingsPage(request, reply));
+  org.post('/disclosure', { config: { permission: 'settings' } }, async (request, reply) => {
     const form = parseForm(SettingsForm, request.body);
     if (!form.ok) return settingsPage(request, reply, { errors: form.errors }, 400);
     try {
@@ -128,16 +122,14 @@ export function registerDisclosurePages(org: FastifyInstance, deps: ConsoleDeps)
     );
   }
 
-  org.get('/signals/:number/conversation', (request, reply) => conversationPage(request, reply));
+  org.get('/signals/:number/conversation', { config: { permission: 'read' } }, (request, reply) => conversationPage(request, reply));
 
-  org.post('/signals/:number/conversation/reporter', async (request, reply) => {
-    requireDisclosureRole(request);
+  org.post('/signals/:number/conversation/reporter', { config: { permission: 'disclosure' } }, async (request, reply) => {
     const identity = await deps.disclosure.readIdentity(orgSlug(request), numberOf(request), actorOf(request.viewer!));
     return conversationPage(request, reply, { identity });
   });
 
-  org.post('/signals/:number/conversation/messages', async (request, reply) => {
-    requireDisclosureRole(request);
+  org.post('/signals/:number/conversation/messages', { config: { permission: 'disclosure' } }, async (request, reply) => {
     const number = numberOf(request);
     const form = parseForm(MessageForm, request.body);
     if (!form.ok) return conversationPage(request, reply, { errors: form.errors }, 400);
@@ -154,14 +146,12 @@ export function registerDisclosurePages(org: FastifyInstance, deps: ConsoleDeps)
     );
   });
 
-  org.post('/signals/:number/conversation/revoke', async (request, reply) => {
-    requireDisclosureRole(request);
+  org.post('/signals/:number/conversation/revoke', { config: { permission: 'disclosure' } }, async (request, reply) => {
     const { revoked } = await deps.disclosure.revokeLink(orgSlug(request), numberOf(request), actorOf(request.viewer!));
     return conversationPage(request, reply, { notice: revoked ? "The reporter's link is revoked." : 'The link was already revoked.' });
   });
 
-  org.get('/signals/:number/attachments/:id', async (request, reply) => {
-    requireDisclosureRole(request);
+  org.get('/signals/:number/attachments/:id', { config: { permission: 'disclosure' } }, async (request, reply) => {
     const id = (request.params as { id: string }).id;
     if (!UUID.test(id)) throw new AppError('not_found', 'no such attachment');
     const file = await deps.disclosure.attachment(orgSlug(request), numberOf(request), id);

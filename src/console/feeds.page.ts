@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ConsoleDeps } from './context.js';
-import { render, requirePermission } from './render.js';
+import { render } from './render.js';
 
 // Feeds: the vulnerability feeds this instance holds (platform-wide, one copy for every
 // organisation): each feed's records, last import, newest entry and source, a warning for a feed
@@ -18,8 +18,7 @@ const ABOUT: Record<string, string> = {
 };
 
 export function registerFeedsPage(org: FastifyInstance, deps: ConsoleDeps): void {
-  org.get('/feeds', async (request, reply) => {
-    requirePermission(request, 'feeds');
+  org.get('/feeds', { config: { permission: 'feeds' } }, async (request, reply) => {
     const now = deps.clock().getTime();
     const feeds = (await deps.vulns.feeds()).map((f) => {
       const age = f.last_import_at ? now - Date.parse(f.last_import_at) : null;

@@ -1,5 +1,6 @@
 // Formatting helpers handed to every template as `it.h`, and the templates' escaping.
 
+import { type StageName, type StageStatus, stageLabel } from '../cases/stage-rules.js';
 import { describeEntry } from './registry-details.js';
 
 const HTML: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -44,7 +45,7 @@ export function clock(deadline: string, now: Date): { text: string; overdue: boo
   return ms >= 0 ? { text: `${span(ms)} left`, overdue: false } : { text: `overdue by ${span(-ms)}`, overdue: true };
 }
 
-/** A stage of Article 14 with what the console shows of it: name, due time and its clock. */
+/** A stage of Article 14 still to be filed, with what the console shows of it: name, due time and its clock. */
 export interface StageClock {
   label: string;
   due: string;
@@ -53,19 +54,31 @@ export interface StageClock {
 }
 
 /**
- * The reports after the 72 h notification still to be filed, with their clocks: each intermediate
- * report the CSIRT asked for and the final report once it has a due time. `waitingForFix` says a
- * vulnerability's final report has no clock yet (it starts when the corrective measure is recorded).
+ * The running clocks of a case's stages (caseStages, stage-rules.ts): those still to be filed by
+ * a due time (pending or overdue), the early warning and the notification apart from the later
+ * reports (each intermediate report the CSIRT asked for, the final report once it has a due
+ * time). `waitingForFix`: a vulnerability's final report has no clock yet (it starts when the
+ * corrective measure is recorded).
  */
-export function laterStageClocks(
-  stages: ReadonlyArray<{ stage: string; seq: number; due: string | null; filed_at: string | null; state: string }>,
-  now: Date,
-): { clocks: StageClock[]; waitingForFix: boolean } {
-  const later = stages.filter((s) => s.stage === 'intermediate' || s.stage === 'final');
-  const clocks = later
-    .filter((s): s is typeof s & { due: string } => s.filed_at === null && s.due !== null)
-    .map((s) => ({ label: s.stage === 'final' ? 'final report' : `intermediate report ${s.seq}`, due: s.due, ...clock(s.due, now) }));
-  return { clocks, waitingForFix: later.some((s) => s.stage === 'final' && s.state === 'waiting') };
+export function stageClocks(stages: readonly StageStatus[], now: Date) {
+  const running = stages.filter((s): s is StageStatus & { due: string } => s.state === 'pending' || s.state === 'overdue');
+  const clockOf = (s: StageStatus & { due: string }): StageClock => ({
+    label: stageLabel(s.stage, s.seq),
+    due: s.due,
+    ...clock(s.due, now),
+  });
+  const of = (stage: StageName) => {
+    const found = running.find((s) => s.stage === stage);
+    return found ? clockOf(found) : null;
+  };
+  return {
+    earlyWarning: of('early_warning'),
+    notification: of('notification'),
+    later: {
+      clocks: running.filter((s) => s.stage === 'intermediate' || s.stage === 'final').map(clockOf),
+      waitingForFix: stages.some((s) => s.stage === 'final' && s.state === 'waiting'),
+    },
+  };
 }
 
 export const helpers = { time, clock, entry: describeEntry };

@@ -5,7 +5,7 @@ import { parseDuration, parseTimestamp } from '../shared/time.js';
 import { actorOf, type ConsoleDeps } from './context.js';
 import { apiBaseUrl, EXAMPLE_SKU, firstSteps, keyUsage } from './first-steps.js';
 import { parseForm, serviceErrors, type FieldErrors } from './forms.js';
-import { orgSlug, render, requirePermission } from './render.js';
+import { orgSlug, render } from './render.js';
 import { redirect } from './session.js';
 
 // API keys, the account area: create (secret shown once), list, rotate with grace, revoke.
@@ -46,15 +46,14 @@ export function registerKeyPages(org: FastifyInstance, deps: ConsoleDeps): void 
     return render(request, reply, 'key-secret', { title: `Key ${verb}`, section: 'keys', key, verb, usage });
   }
 
-  org.get('/keys', async (request, reply) => {
+  org.get('/keys', { config: { permission: 'read' } }, async (request, reply) => {
     const done = (request.query as { done?: string }).done;
     return listPage(request, reply, {
       notice: done === 'revoked' ? 'The key is revoked: the API refuses it from the next request on.' : undefined,
     });
   });
 
-  org.post('/keys', async (request, reply) => {
-    requirePermission(request, 'keys');
+  org.post('/keys', { config: { permission: 'keys' } }, async (request, reply) => {
     const form = parseForm(CreateKeyForm, request.body);
     if (!form.ok) return listPage(request, reply, { errors: form.errors, values: form.values }, 400);
     const expiresAt = form.value.expires ? parseTimestamp(form.value.expires) : null;
@@ -74,8 +73,7 @@ export function registerKeyPages(org: FastifyInstance, deps: ConsoleDeps): void 
     }
   });
 
-  org.post('/keys/rotate', async (request, reply) => {
-    requirePermission(request, 'keys');
+  org.post('/keys/rotate', { config: { permission: 'keys' } }, async (request, reply) => {
     const form = parseForm(RotateForm, request.body);
     if (!form.ok)
       return listPage(request, reply, { errors: { [`rotate:${String(form.values.name)}`]: form.errors.grace ?? 'Choose a key.' } }, 400);
@@ -84,8 +82,7 @@ export function registerKeyPages(org: FastifyInstance, deps: ConsoleDeps): void 
     return secretPage(request, reply, key, 'rotated');
   });
 
-  org.post('/keys/revoke', async (request, reply) => {
-    requirePermission(request, 'keys');
+  org.post('/keys/revoke', { config: { permission: 'keys' } }, async (request, reply) => {
     const form = parseForm(KeyNameForm, request.body);
     if (!form.ok) return listPage(request, reply, { errors: { _form: 'Choose a key to revoke.' } }, 400);
     await deps.keys.revokeKey({ org: orgSlug(request), name: form.value.name, actor: actorOf(request.viewer!) });

@@ -4,7 +4,7 @@ import { publicBaseUrl } from '../config.js';
 import { ROLES } from '../users/users.service.js';
 import { actorOf, type ConsoleDeps } from './context.js';
 import { type FieldErrors, parseForm, serviceErrors } from './forms.js';
-import { orgSlug, render, requirePermission } from './render.js';
+import { orgSlug, render } from './render.js';
 import { redirect } from './session.js';
 
 // Members: everyone sees who belongs; owners invite (a one-time link, as `cra-admin user
@@ -34,7 +34,7 @@ export function registerMemberPages(org: FastifyInstance, deps: ConsoleDeps): vo
     return render(request, reply, 'members', { title: 'Members', section: 'members', members, roles: ROLES, ...extra }, status);
   }
 
-  org.get('/members', (request, reply) => {
+  org.get('/members', { config: { permission: 'read' } }, (request, reply) => {
     const done = (request.query as { done?: string }).done;
     return page(request, reply, {
       notice:
@@ -46,8 +46,7 @@ export function registerMemberPages(org: FastifyInstance, deps: ConsoleDeps): vo
     });
   });
 
-  org.post('/members/invite', async (request, reply) => {
-    requirePermission(request, 'members');
+  org.post('/members/invite', { config: { permission: 'members' } }, async (request, reply) => {
     const form = parseForm(InviteForm, request.body);
     if (!form.ok) return page(request, reply, { errors: form.errors, values: form.values }, 400);
     try {
@@ -67,8 +66,7 @@ export function registerMemberPages(org: FastifyInstance, deps: ConsoleDeps): vo
     }
   });
 
-  org.post('/members/role', async (request, reply) => {
-    requirePermission(request, 'members');
+  org.post('/members/role', { config: { permission: 'members' } }, async (request, reply) => {
     const form = parseForm(RoleForm, request.body);
     if (!form.ok) return page(request, reply, { errors: { _form: form.errors.role ?? 'Choose a member.' } }, 400);
     try {
@@ -79,8 +77,7 @@ export function registerMemberPages(org: FastifyInstance, deps: ConsoleDeps): vo
     return redirect(request, reply, `${membersUrl(request)}?done=role`);
   });
 
-  org.post('/members/remove', async (request, reply) => {
-    requirePermission(request, 'members');
+  org.post('/members/remove', { config: { permission: 'members' } }, async (request, reply) => {
     const form = parseForm(RemoveForm, request.body);
     if (!form.ok) return page(request, reply, { errors: { _form: 'Choose a member.' } }, 400);
     try {

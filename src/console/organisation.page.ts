@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MEMBER_STATES } from '../shared/member-states.js';
 import { actorOf, type ConsoleDeps } from './context.js';
 import { type FieldErrors, parseForm, serviceErrors } from './forms.js';
-import { orgSlug, render, requirePermission } from './render.js';
+import { orgSlug, render } from './render.js';
 import { redirect } from './session.js';
 
 // The organisation's details that every Article 14 report names (art14.md): legal name, postal
@@ -47,12 +47,11 @@ export function registerOrganisationPage(org: FastifyInstance, deps: ConsoleDeps
     );
   }
 
-  org.get('/organisation', (request, reply) =>
+  org.get('/organisation', { config: { permission: 'read' } }, (request, reply) =>
     page(request, reply, { notice: (request.query as { saved?: string }).saved === '1' ? 'Saved.' : undefined }),
   );
 
-  org.post('/organisation', async (request, reply) => {
-    requirePermission(request, 'settings');
+  org.post('/organisation', { config: { permission: 'settings' } }, async (request, reply) => {
     const form = parseForm(DetailsForm, request.body);
     if (!form.ok) return page(request, reply, { errors: form.errors, values: form.values }, 400);
     const v = form.value;

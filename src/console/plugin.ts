@@ -28,7 +28,8 @@ import { registerVulnerabilityPages } from './vulnerabilities.page.js';
 import { registerWebhookPages } from './webhooks.page.js';
 import { VIEWS_DIR } from './paths.js';
 import { render } from './render.js';
-import { orgOf, registerSessionLookup, requireSignedIn } from './session.js';
+import { registerPermissions } from './permissions.js';
+import { registerSessionLookup } from './session.js';
 
 // The web console under /console. Everything here is encapsulated in one Fastify scope: its
 // cookies, form parsers, security headers, CSRF check, templates and error pages never touch
@@ -72,44 +73,39 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
       // Until someone has claimed the instance with its set-up link, the console says only that.
       registerSetupGate(scope, deps);
       await registerCsrf(scope, deps.config, deps.consoleCsrfKey);
+      // Before any route (each declares its permission) and after the session and CSRF checks.
+      registerPermissions(scope);
       registerErrorPages(scope);
       registerAssets(scope);
       registerAuthPages(scope, deps);
       registerSetupPages(scope, deps);
 
-      await scope.register(async (signedIn) => {
-        signedIn.addHook('preHandler', requireSignedIn);
-        signedIn.get('/', async (request, reply) => {
-          const first = request.viewer!.memberships[0];
-          if (first) return reply.redirect(`/console/o/${encodeURIComponent(first.slug)}/today`, 303);
-          return render(request, reply, 'no-org');
-        });
-        registerAccountPages(signedIn, deps);
-        await signedIn.register(
-          async (org) => {
-            org.addHook('preHandler', async (request) => {
-              orgOf(request);
-              if (!request.viewer?.org) throw new AppError('not_found', 'not found');
-            });
-            registerTodayPage(org, deps);
-            registerSignalPages(org, deps);
-            registerCasePages(org, deps);
-            registerKeyPages(org, deps);
-            registerProductPages(org, deps);
-            registerPortfolioPages(org, deps);
-            registerVulnerabilityPages(org, deps);
-            registerFeedsPage(org, deps);
-            registerActivityPages(org, deps);
-            registerMemberPages(org, deps);
-            registerOrganisationPage(org, deps);
-            registerWebhookPages(org, deps);
-            registerDisclosurePages(org, deps);
-            // Multipart is parsed in this scope alone: every other route refuses it unread (415).
-            await org.register(async (upload) => registerSbomUpload(upload, deps));
-          },
-          { prefix: '/o/:org' },
-        );
+      scope.get('/', { config: { permission: 'signed-in' } }, async (request, reply) => {
+        const first = request.viewer!.memberships[0];
+        if (first) return reply.redirect(`/console/o/${encodeURIComponent(first.slug)}/today`, 303);
+        return render(request, reply, 'no-org');
       });
+      registerAccountPages(scope, deps);
+      await scope.register(
+        async (org) => {
+          registerTodayPage(org, deps);
+          registerSignalPages(org, deps);
+          registerCasePages(org, deps);
+          registerKeyPages(org, deps);
+          registerProductPages(org, deps);
+          registerPortfolioPages(org, deps);
+          registerVulnerabilityPages(org, deps);
+          registerFeedsPage(org, deps);
+          registerActivityPages(org, deps);
+          registerMemberPages(org, deps);
+          registerOrganisationPage(org, deps);
+          registerWebhookPages(org, deps);
+          registerDisclosurePages(org, deps);
+          // Multipart is parsed in this scope alone: every other route refuses it unread (415).
+          await org.register(async (upload) => registerSbomUpload(upload, deps));
+        },
+        { prefix: '/o/:org' },
+      );
     },
     { prefix: CONSOLE_PREFIX },
   );

@@ -26,7 +26,7 @@ const capped = <T>(list: T[]) => ({ rows: list.slice(0, PORTFOLIO_ROWS), more: M
 export function registerPortfolioPages(org: FastifyInstance, deps: ConsoleDeps): void {
   const productsBase = (request: FastifyRequest) => `/console/o/${encodeURIComponent(orgSlug(request))}/products`;
 
-  org.get('/products/:sku/releases/:version/diff', async (request, reply) => {
+  org.get('/products/:sku/releases/:version/diff', { config: { permission: 'read' } }, async (request, reply) => {
     const { sku, version } = request.params as { sku: string; version: string };
     const orgId = request.viewer!.org!.org_id;
     const product = await deps.products.requireProduct(orgId, sku);
@@ -67,7 +67,7 @@ export function registerPortfolioPages(org: FastifyInstance, deps: ConsoleDeps):
     });
   });
 
-  org.get('/components', async (request, reply) => {
+  org.get('/components', { config: { permission: 'read' } }, async (request, reply) => {
     const query = parseForm(SearchQuery, { purl: '', name: '', version: '', ...(request.query as object) });
     const data = { title: 'Find a component', section: 'products', productsBase: productsBase(request), hits: null };
     if (!query.ok) return render(request, reply, 'components', { ...data, errors: query.errors, values: query.values }, 400);

@@ -7,7 +7,7 @@ import { actorOf, type ConsoleDeps } from './context.js';
 import { apiBaseUrl, EXAMPLE_SKU, firstSteps } from './first-steps.js';
 import { type FieldErrors, parseForm, serviceErrors } from './forms.js';
 import { pageOf, ROWS_PER_PAGE } from './paging.js';
-import { orgSlug, render, requirePermission } from './render.js';
+import { orgSlug, render } from './render.js';
 import { redirect } from './session.js';
 import { productVulnerabilities } from './vulnerabilities.page.js';
 
@@ -93,7 +93,7 @@ export function registerProductPages(org: FastifyInstance, deps: ConsoleDeps): v
   const base = productsUrl;
   const skuOf = (request: FastifyRequest) => (request.params as { sku: string }).sku;
 
-  org.get('/products', async (request, reply) => {
+  org.get('/products', { config: { permission: 'read' } }, async (request, reply) => {
     const { rows: products, ...paging } = pageOf(request, await deps.products.listProducts(orgSlug(request)), PRODUCTS_PER_PAGE);
     const steps = firstSteps(apiBaseUrl(request, deps.config), orgSlug(request), EXAMPLE_SKU);
     return render(request, reply, 'products', { title: 'Products', section: 'products', products, steps, ...paging });
@@ -113,13 +113,11 @@ export function registerProductPages(org: FastifyInstance, deps: ConsoleDeps): v
       status,
     );
 
-  org.get('/products/new', async (request, reply) => {
-    requirePermission(request, 'products');
+  org.get('/products/new', { config: { permission: 'products' } }, async (request, reply) => {
     return formPage(request, reply, {});
   });
 
-  org.post('/products', async (request, reply) => {
-    requirePermission(request, 'products');
+  org.post('/products', { config: { permission: 'products' } }, async (request, reply) => {
     const form = parseForm(NewProductForm, request.body);
     if (!form.ok) return formPage(request, reply, { errors: form.errors, values: form.values }, 400);
     try {
@@ -132,10 +130,9 @@ export function registerProductPages(org: FastifyInstance, deps: ConsoleDeps): v
     return redirect(request, reply, `${base(request)}/${encodeURIComponent(form.value.sku)}`);
   });
 
-  org.get('/products/:sku', async (request, reply) => productPage(deps, request, reply));
+  org.get('/products/:sku', { config: { permission: 'read' } }, async (request, reply) => productPage(deps, request, reply));
 
-  org.get('/products/:sku/edit', async (request, reply) => {
-    requirePermission(request, 'products');
+  org.get('/products/:sku/edit', { config: { permission: 'products' } }, async (request, reply) => {
     const product = await deps.products.requireProduct(request.viewer!.org!.org_id, skuOf(request));
     const values = {
       name: product.name,
@@ -147,8 +144,7 @@ export function registerProductPages(org: FastifyInstance, deps: ConsoleDeps): v
     return formPage(request, reply, { product, values });
   });
 
-  org.post('/products/:sku', async (request, reply) => {
-    requirePermission(request, 'products');
+  org.post('/products/:sku', { config: { permission: 'products' } }, async (request, reply) => {
     const product = await deps.products.requireProduct(request.viewer!.org!.org_id, skuOf(request));
     const form = parseForm(ProductForm, request.body);
     if (!form.ok) return formPage(request, reply, { product, errors: form.errors, values: form.values }, 400);
@@ -162,14 +158,13 @@ export function registerProductPages(org: FastifyInstance, deps: ConsoleDeps): v
     return redirect(request, reply, `${base(request)}/${encodeURIComponent(product.sku)}`);
   });
 
-  org.post('/products/:sku/archive', async (request, reply) => {
-    requirePermission(request, 'products');
+  org.post('/products/:sku/archive', { config: { permission: 'products' } }, async (request, reply) => {
     const product = await deps.products.requireProduct(request.viewer!.org!.org_id, skuOf(request));
     await deps.products.archiveProduct(orgSlug(request), product.sku, actorOf(request.viewer!));
     return redirect(request, reply, `${base(request)}/${encodeURIComponent(product.sku)}`);
   });
 
-  org.get('/products/:sku/releases/:version/revisions/:revision', async (request, reply) => {
+  org.get('/products/:sku/releases/:version/revisions/:revision', { config: { permission: 'read' } }, async (request, reply) => {
     const params = request.params as { sku: string; version: string; revision: string };
     const page = Math.max(1, Number((request.query as { page?: string }).page) || 1);
     if (!/^[1-9]\d{0,8}$/.test(params.revision)) throw new AppError('not_found', 'no such revision');

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
-import { may, type Permission } from './context.js';
+import { may, type Permission } from './permissions.js';
 import { csrfUserInfo } from './csrf.js';
 import { helpers } from './format.js';
 
@@ -43,13 +43,6 @@ export async function render(
     ...data,
   });
   return reply.code(status).type('text/html; charset=utf-8').send(html);
-}
-
-/** Stops a change the viewer's role does not allow (403 page). */
-export function requirePermission(request: FastifyRequest, permission: Permission): void {
-  const org = request.viewer?.org;
-  if (!org) throw new AppError('not_found', 'not found');
-  if (!may(org.role, permission)) throw new AppError('forbidden', `Your role in ${org.name} (${org.role}) does not allow this change.`);
 }
 
 /** The organisation of the page; the route's preHandler has already answered 404 without one. */

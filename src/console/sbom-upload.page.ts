@@ -4,11 +4,11 @@ import { RETRY_AFTER_SECONDS } from '../sbom/http/body-budget.js';
 import { actorOf, type ConsoleDeps } from './context.js';
 import { serviceErrors } from './forms.js';
 import { productPage } from './products.page.js';
-import { render, requirePermission } from './render.js';
+import { render } from './render.js';
 
 // The SBOM upload form: the only console route that takes a file, and the only one with a
 // multipart parser. Nothing of the body is read before the session, the membership and the role
-// are checked (the scope's preHandlers, then requirePermission) and its size is held from the
+// are checked (the console's preHandlers: its permission is sbom) and its size is held from the
 // API's in-flight bound; then the CSRF token, the form's first part, is checked before a byte of
 // the file is read; the file is then streamed into chunks (never joined here, as the API does),
 // at most SBOM_MAX_BYTES of it.
@@ -25,9 +25,8 @@ export async function registerSbomUpload(upload: FastifyInstance, deps: ConsoleD
 
   upload.post(
     '/products/:sku/sbom',
-    { config: { csrfInBody: true, requestTimeoutMs: deps.config.sbomRequestTimeoutMs } },
+    { config: { permission: 'sbom', csrfInBody: true, requestTimeoutMs: deps.config.sbomRequestTimeoutMs } },
     async (request, reply) => {
-      requirePermission(request, 'sbom');
       const product = await deps.products.requireProduct(request.viewer!.org!.org_id, (request.params as { sku: string }).sku);
       const noFile = () => productPage(deps, request, reply, { errors: { sbom: 'Choose an SBOM file (CycloneDX or SPDX JSON).' } }, 400);
       // A form without a file (its token was checked like any other form's).

@@ -43,17 +43,7 @@ export function registerSessionLookup(scope: FastifyInstance, deps: ConsoleDeps)
   });
 }
 
-/** For pages behind sign-in: anonymous → the sign-in page; enrolment pending → the enrolment page. */
-export async function requireSignedIn(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  if (!request.viewer) {
-    const next = encodeURIComponent(request.url);
-    await redirect(request, reply, `/console/sign-in?next=${next}`);
-    return;
-  }
-  if (request.viewer.stage !== 'full') await redirect(request, reply, '/console/enrol');
-}
-
-/** For /console/o/:org/… pages: the organisation must be one of the viewer's, else 404. */
+/** On /console/o/:org/… pages: the viewer's membership of that organisation, or null (permissions.ts answers 404). */
 export function orgOf(request: FastifyRequest): void {
   const slug = (request.params as { org?: string }).org;
   const membership = request.viewer?.memberships.find((m) => m.slug === slug) ?? null;

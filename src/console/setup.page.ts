@@ -61,7 +61,7 @@ export function registerSetupPages(scope: FastifyInstance, deps: ConsoleDeps): v
     return render(request, reply, 'setup', data, status);
   };
 
-  scope.get('/setup/:token', async (request, reply) => {
+  scope.get('/setup/:token', { config: { permission: 'public' } }, async (request, reply) => {
     try {
       await deps.setup.checkLink(tokenOf(request));
     } catch (error) {
@@ -70,7 +70,7 @@ export function registerSetupPages(scope: FastifyInstance, deps: ConsoleDeps): v
     return page(request, reply, {});
   });
 
-  scope.post('/setup/:token', async (request, reply) => {
+  scope.post('/setup/:token', { config: { permission: 'public' } }, async (request, reply) => {
     try {
       await deps.setup.checkLink(tokenOf(request));
     } catch (error) {

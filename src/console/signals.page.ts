@@ -4,7 +4,7 @@ import { AppError } from '../errors.js';
 import { actorOf, type ConsoleDeps } from './context.js';
 import { apiBaseUrl, EXAMPLE_SKU, firstSteps } from './first-steps.js';
 import { type FieldErrors, parseForm, parseUtcInput, serviceErrors, UTC_INPUT } from './forms.js';
-import { orgSlug, render, requirePermission } from './render.js';
+import { orgSlug, render } from './render.js';
 import { redirect } from './session.js';
 
 // Signals: inbound reports with their product match, CVE and description, and the triage
@@ -64,10 +64,9 @@ export function registerSignalPages(org: FastifyInstance, deps: ConsoleDeps): vo
     );
   }
 
-  org.get('/signals', (request, reply) => page(request, reply));
+  org.get('/signals', { config: { permission: 'read' } }, (request, reply) => page(request, reply));
 
-  org.post('/signals/open-case', async (request, reply) => {
-    requirePermission(request, 'cases');
+  org.post('/signals/open-case', { config: { permission: 'cases' } }, async (request, reply) => {
     const form = parseForm(OpenCaseForm, request.body);
     const number = Number((request.body as { number?: unknown } | undefined)?.number) || 0;
     if (!form.ok) return page(request, reply, { errors: form.errors, errorFor: number }, 400);
@@ -114,8 +113,7 @@ export function registerSignalPages(org: FastifyInstance, deps: ConsoleDeps): vo
     field: keyof Static<T> & string,
     act: (slug: string, number: number, value: Static<T>, actor: string) => Promise<unknown>,
   ) {
-    org.post(path, async (request, reply) => {
-      requirePermission(request, 'cases');
+    org.post(path, { config: { permission: 'cases' } }, async (request, reply) => {
       const number = Number((request.body as { number?: unknown } | undefined)?.number) || 0;
       const form = parseForm(schema, request.body);
       if (!form.ok) return page(request, reply, { errors: form.errors, errorFor: number }, 400);

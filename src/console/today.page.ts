@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ConsoleDeps } from './context.js';
 import { apiBaseUrl, EXAMPLE_SKU, firstSteps } from './first-steps.js';
-import { clock, laterStageClocks } from './format.js';
+import { stageClocks } from './format.js';
 import { orgSlug, render } from './render.js';
 
 // Today: what needs doing now. The clocks section re-renders in place every 30 s (htmx) and is
@@ -18,14 +18,7 @@ export function registerTodayPage(org: FastifyInstance, deps: ConsoleDeps): void
   async function clocks(request: FastifyRequest) {
     const cases = (await deps.cases.listCases(orgSlug(request))).filter((c) => c.status === 'open');
     const now = deps.clock();
-    const rows = cases.map((c) => ({
-      ...c,
-      earlyWarning:
-        c.notifiable && !c.early_warning_sent_at ? { due: c.early_warning_deadline, ...clock(c.early_warning_deadline, now) } : null,
-      notification:
-        c.notifiable && !c.notification_sent_at ? { due: c.full_notification_deadline, ...clock(c.full_notification_deadline, now) } : null,
-      later: laterStageClocks(c.stages, now),
-    }));
+    const rows = cases.map((c) => ({ ...c, ...stageClocks(c.stages, now) }));
     // The most urgent first: the earliest time still to meet (overdue ones lead); cases with no
     // running clock last. Only the first TODAY_CASES: the Cases page lists them all.
     const next = (row: (typeof rows)[number]) =>
@@ -52,7 +45,7 @@ export function registerTodayPage(org: FastifyInstance, deps: ConsoleDeps): void
     return { done, commands: firstSteps(apiBaseUrl(request, deps.config), slug, products[0]?.sku ?? EXAMPLE_SKU) };
   }
 
-  org.get('/today', async (request, reply) => {
+  org.get('/today', { config: { permission: 'read' } }, async (request, reply) => {
     const slug = orgSlug(request);
     const [open, signals, score, start, exploited] = await Promise.all([
       clocks(request),
@@ -73,5 +66,7 @@ export function registerTodayPage(org: FastifyInstance, deps: ConsoleDeps): void
     });
   });
 
-  org.get('/today/clocks', async (request, reply) => render(request, reply, 'today-clocks', await clocks(request)));
+  org.get('/today/clocks', { config: { permission: 'read' } }, async (request, reply) =>
+    render(request, reply, 'today-clocks', await clocks(request)),
+  );
 }

@@ -13,7 +13,7 @@ import {
 } from '../vulns/vulns.schemas.js';
 import { actorOf, type ConsoleDeps } from './context.js';
 import { type FieldErrors, parseForm } from './forms.js';
-import { orgSlug, render, requirePermission } from './render.js';
+import { orgSlug, render } from './render.js';
 import { redirect } from './session.js';
 
 // Vulnerabilities: the organisation's findings across the portfolio, a page at a time (filtered
@@ -100,7 +100,7 @@ export async function productVulnerabilities(deps: ConsoleDeps, slug: string, sk
 export function registerVulnerabilityPages(org: FastifyInstance, deps: ConsoleDeps): void {
   const base = (request: FastifyRequest) => `/console/o/${encodeURIComponent(orgSlug(request))}`;
 
-  org.get('/vulnerabilities', async (request, reply) => {
+  org.get('/vulnerabilities', { config: { permission: 'read' } }, async (request, reply) => {
     const slug = orgSlug(request);
     const [products, feeds] = await Promise.all([deps.products.listProducts(slug), deps.vulns.feeds()]);
     const form = parseForm(FilterQuery, request.query);
@@ -191,7 +191,7 @@ export function registerVulnerabilityPages(org: FastifyInstance, deps: ConsoleDe
     );
   }
 
-  org.get('/vulnerabilities/:id', async (request, reply) => {
+  org.get('/vulnerabilities/:id', { config: { permission: 'read' } }, async (request, reply) => {
     const analysed = (request.query as { analysed?: string }).analysed;
     const notice =
       analysed && /^\d{1,6}$/.test(analysed) ? `Analysis saved for ${analysed} product${analysed === '1' ? '' : 's'}.` : undefined;
@@ -199,7 +199,7 @@ export function registerVulnerabilityPages(org: FastifyInstance, deps: ConsoleDe
   });
 
   // VEX of one release of a product, as a download (the service behind `cra-admin vex export`).
-  org.get('/products/:sku/releases/:version/vex/:format', async (request, reply) => {
+  org.get('/products/:sku/releases/:version/vex/:format', { config: { permission: 'read' } }, async (request, reply) => {
     const { sku, version, format } = request.params as { sku: string; version: string; format: string };
     const download = VEX_DOWNLOADS[format];
     if (!download || !Object.hasOwn(VEX_DOWNLOADS, format)) throw new AppError('not_found', 'no such format');
@@ -211,8 +211,7 @@ export function registerVulnerabilityPages(org: FastifyInstance, deps: ConsoleDe
       .send(`${JSON.stringify(doc, null, 2)}\n`);
   });
 
-  org.post('/vulnerabilities/:id/analysis', async (request, reply) => {
-    requirePermission(request, 'analysis');
+  org.post('/vulnerabilities/:id/analysis', { config: { permission: 'analysis' } }, async (request, reply) => {
     // The vulnerability first: one that does not exist answers 404, whatever the form says.
     const { vulnerability: key } = await deps.vulns.show((request.params as { id: string }).id);
     const form = parseForm(AnalysisForm, request.body);

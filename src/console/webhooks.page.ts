@@ -4,7 +4,7 @@ import { parseDuration } from '../shared/time.js';
 import { EVENT_TYPES } from '../webhooks/event-types.js';
 import { actorOf, type ConsoleDeps } from './context.js';
 import { parseForm, serviceErrors, type FieldErrors } from './forms.js';
-import { orgSlug, render, requirePermission } from './render.js';
+import { orgSlug, render } from './render.js';
 import { redirect } from './session.js';
 
 // Webhook endpoints (webhooks.md): list with state, add (secret shown once), rotate the secret
@@ -72,10 +72,9 @@ export function registerWebhookPages(org: FastifyInstance, deps: ConsoleDeps): v
     );
   }
 
-  org.get('/webhooks', async (request, reply) => listPage(request, reply));
+  org.get('/webhooks', { config: { permission: 'read' } }, async (request, reply) => listPage(request, reply));
 
-  org.post('/webhooks', async (request, reply) => {
-    requirePermission(request, 'webhooks');
+  org.post('/webhooks', { config: { permission: 'webhooks' } }, async (request, reply) => {
     const form = parseForm(AddForm, request.body);
     if (!form.ok) return listPage(request, reply, { errors: form.errors, values: form.values }, 400);
     try {
@@ -93,10 +92,11 @@ export function registerWebhookPages(org: FastifyInstance, deps: ConsoleDeps): v
     }
   });
 
-  org.get('/webhooks/:id', async (request, reply) => endpointPage(request, reply, (request.params as { id: string }).id));
+  org.get('/webhooks/:id', { config: { permission: 'read' } }, async (request, reply) =>
+    endpointPage(request, reply, (request.params as { id: string }).id),
+  );
 
-  org.post('/webhooks/:id/rotate', async (request, reply) => {
-    requirePermission(request, 'webhooks');
+  org.post('/webhooks/:id/rotate', { config: { permission: 'webhooks' } }, async (request, reply) => {
     const { id } = request.params as { id: string };
     const form = parseForm(RotateForm, request.body);
     if (!form.ok) return endpointPage(request, reply, id, { grace: form.errors.grace! }, 400);
@@ -107,8 +107,7 @@ export function registerWebhookPages(org: FastifyInstance, deps: ConsoleDeps): v
   });
 
   for (const change of ['disable', 'enable'] as const) {
-    org.post(`/webhooks/:id/${change}`, async (request, reply) => {
-      requirePermission(request, 'webhooks');
+    org.post(`/webhooks/:id/${change}`, { config: { permission: 'webhooks' } }, async (request, reply) => {
       const { id } = request.params as { id: string };
       const input = { org: orgSlug(request), id, actor: actorOf(request.viewer!) };
       try {
@@ -120,15 +119,13 @@ export function registerWebhookPages(org: FastifyInstance, deps: ConsoleDeps): v
     });
   }
 
-  org.post('/webhooks/:id/delete', async (request, reply) => {
-    requirePermission(request, 'webhooks');
+  org.post('/webhooks/:id/delete', { config: { permission: 'webhooks' } }, async (request, reply) => {
     const { id } = request.params as { id: string };
     await deps.webhooks.deleteEndpoint({ org: orgSlug(request), id, actor: actorOf(request.viewer!) });
     return redirect(request, reply, `${base(request)}?done=deleted`);
   });
 
-  org.post('/webhooks/:id/replay', async (request, reply) => {
-    requirePermission(request, 'webhooks');
+  org.post('/webhooks/:id/replay', { config: { permission: 'webhooks' } }, async (request, reply) => {
     const { id } = request.params as { id: string };
     const form = parseForm(ReplayForm, request.body);
     if (!form.ok) return endpointPage(request, reply, id, { _form: 'Choose a delivery to replay.' }, 400);

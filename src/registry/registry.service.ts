@@ -96,13 +96,18 @@ export interface OrgLookup {
 }
 
 /**
- * The registry for administrators (`cra-admin registry`), the organisation named by its slug.
+ * The registry for administrators (`cra-admin registry`) and the console, the organisation named by its slug.
  * `signingKey` is REGISTRY_SIGNING_KEY as configured (checked here, after the organisation).
  */
 export function createRegistryService(database: Database, orgs: OrgLookup, clock: Clock = systemClock) {
   return {
     async *entries(orgSlug: string): AsyncGenerator<RegistryEntryRow> {
       yield* listRegistry(database, (await orgs.requireOrg(orgSlug)).id);
+    },
+
+    /** A page of the registry, newest first, and the actions it holds (the console's Activity page and a case's history). */
+    async recent(orgSlug: string, options: { action?: string; subject?: string; beforeSeq?: number; limit: number }) {
+      return recentRegistry(database, (await orgs.requireOrg(orgSlug)).id, options);
     },
 
     async verify(orgSlug: string): Promise<ChainCheck> {

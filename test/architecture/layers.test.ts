@@ -34,6 +34,13 @@ export function layerOf(file: string): Layer {
   return 'feature';
 }
 
+/**
+ * The doors handed the composition root's services whole: the HTTP app, which passes each
+ * plugin what it uses, and cra-admin's commands. Every other door (the console, the API's
+ * routes) declares the services it calls, so that none reaches back up to the root.
+ */
+const HANDED_THE_ROOT = (file: string) => file === 'app.ts' || file.startsWith('cli/');
+
 /** The feature folder a feature file belongs to (`sbom` for sbom/parse/read-sbom.ts). */
 function featureOf(file: string): string | null {
   return layerOf(file) === 'feature' || file.endsWith('.routes.ts') || file.split('/')[1] === 'http' ? file.split('/')[0]! : null;
@@ -79,6 +86,8 @@ export function violations(files: string[], imports: Import[]): string[] {
     const [a, b] = [layerOf(from), layerOf(to)];
     if (LAYERS.indexOf(b) > LAYERS.indexOf(a)) found.push(`${from} (${a}) imports ${to} (${b}): up a layer`);
     if (a === 'door' && to.endsWith('.repo.ts')) found.push(`${from} (door) imports the repository ${to}: doors ask services`);
+    if (a === 'door' && b === 'root' && !HANDED_THE_ROOT(from))
+      found.push(`${from} (door) imports the root ${to}: a door names the services it uses; app.ts hands them over`);
     if (a === 'door' && b === 'db' && !typeOnly && to !== 'db/errors.ts' && to !== 'db/index.ts')
       found.push(`${from} (door) imports ${to}: doors never query the database`);
     if (from.endsWith('.repo.ts') && to.endsWith('.service.ts'))
@@ -189,6 +198,9 @@ describe('layers: which way imports point', () => {
       'vulns/engine/e.ts',
       'vulns/services/x.service.ts',
       'vulns/extra/z.ts',
+      'services.ts',
+      'app.ts',
+      'cli/context.ts',
     ];
     const imports: Import[] = [
       { from: 'shared/a.ts', to: 'db/b.ts', typeOnly: false },
@@ -205,11 +217,13 @@ describe('layers: which way imports point', () => {
       { from: 'vulns/feeds/f.ts', to: 'vulns/vex/v.ts', typeOnly: false },
       { from: 'vulns/vex/v.ts', to: 'vulns/match/m.ts', typeOnly: false },
       { from: 'vulns/services/x.service.ts', to: 'vulns/vulns.schemas.ts', typeOnly: false },
+      { from: 'console/page.ts', to: 'services.ts', typeOnly: true },
     ];
     const found = violations(files, imports);
     assert.ok(found.some((v) => v.startsWith('shared/a.ts (base) imports db/b.ts (db): up a layer')));
     assert.ok(found.some((v) => v.includes('imports the repository cases/cases.repo.ts')));
     assert.ok(found.some((v) => v.includes('console/page.ts (door) imports db/b.ts')));
+    assert.ok(found.some((v) => v.startsWith('console/page.ts (door) imports the root services.ts')));
     assert.ok(found.some((v) => v.startsWith('cases/cases.repo.ts imports the service')));
     assert.ok(found.some((v) => v.includes('up a layer inside sbom/')));
     assert.ok(found.some((v) => v.startsWith('vulns/store/s.repo.ts imports vulns/services/x.service.ts: up a layer inside vulns/')));
@@ -221,5 +235,13 @@ describe('layers: which way imports point', () => {
     assert.ok(found.some((v) => v.startsWith('feature folders depend on each other in a circle: ')));
     const layered = files.filter((f) => f !== 'vulns/extra/z.ts');
     assert.deepEqual(violations(layered, [{ from: 'db/b.ts', to: 'shared/a.ts', typeOnly: false }]), []);
+    assert.deepEqual(
+      violations(layered, [
+        { from: 'app.ts', to: 'services.ts', typeOnly: true },
+        { from: 'cli/context.ts', to: 'services.ts', typeOnly: true },
+      ]),
+      [],
+      'app.ts and cra-admin are handed the services whole',
+    );
   });
 });

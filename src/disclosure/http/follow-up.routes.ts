@@ -46,8 +46,8 @@ export async function registerFollowUp(
         status,
       );
     };
-    follow.get('/:slug/follow/:token', (request, reply) => show(request, reply, null, null));
-    follow.post('/:slug/follow/:token', async (request, reply) => {
+    follow.get('/:slug/follow/:token', { config: { permission: 'public' } }, (request, reply) => show(request, reply, null, null));
+    follow.post('/:slug/follow/:token', { config: { permission: 'public' } }, async (request, reply) => {
       const { token } = request.params as { token: string };
       const body = request.body as { message?: unknown } | undefined;
       const message = typeof body?.message === 'string' ? body.message : '';

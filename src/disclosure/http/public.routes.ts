@@ -6,6 +6,7 @@ import { Eta } from 'eta';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { Config } from '../../config.js';
 import { escapeForPage } from '../../console/format.js';
+import { publicRoutesOnly } from '../../console/permissions.js';
 import { AppError } from '../../errors.js';
 import type { RateLimitStore } from '../../http/rate-limit/store.js';
 import type { DisclosureService } from '../disclosure.service.js';
@@ -66,6 +67,8 @@ export async function registerDisclosurePages(app: FastifyInstance, deps: Disclo
         getUserInfo: (request) => `disclose:${(request.params as { slug?: string }).slug ?? ''}`,
         csrfOpts: { hmacKey: deps.csrfKey },
       });
+      // Anonymous pages, each route declared so (`permission: 'public'`): none may ask for a session.
+      publicRoutesOnly(scope);
       scope.addHook('onRequest', (_request, reply, done) => {
         // Follow-up pages hold a capability, the form a token: nothing is kept in a cache.
         reply.header('cache-control', 'no-store');
@@ -92,7 +95,7 @@ export async function registerDisclosurePages(app: FastifyInstance, deps: Disclo
         return problem(reply, 500, 'Something went wrong', `The request failed. Reference: ${request.id}`);
       });
 
-      scope.get('/:slug', async (request, reply) => {
+      scope.get('/:slug', { config: { permission: 'public' } }, async (request, reply) => {
         const shown = await disclosure.publicPages(slugOf(request));
         if (!shown) return notFound(reply);
         return page(reply, 'policy', {
@@ -105,7 +108,7 @@ export async function registerDisclosurePages(app: FastifyInstance, deps: Disclo
         });
       });
 
-      scope.get('/:slug/security.txt', async (request, reply) => {
+      scope.get('/:slug/security.txt', { config: { permission: 'public' } }, async (request, reply) => {
         const shown = await disclosure.publicPages(slugOf(request));
         if (!shown) return notFound(reply);
         const text = securityTxt({
@@ -116,7 +119,7 @@ export async function registerDisclosurePages(app: FastifyInstance, deps: Disclo
         return reply.type('text/plain; charset=utf-8').send(text);
       });
 
-      scope.get('/:slug/report', async (request, reply) => {
+      scope.get('/:slug/report', { config: { permission: 'public' } }, async (request, reply) => {
         const shown = await disclosure.publicPages(slugOf(request));
         if (!shown) return notFound(reply);
         return page(reply, 'report', {

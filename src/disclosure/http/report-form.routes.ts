@@ -62,7 +62,7 @@ export async function registerReportForm(
     // 50 MiB of attachments need longer than REQUEST_TIMEOUT_MS on a slow line: up to 5 minutes
     // (within the server's longest deadline); a body that stalls is still cut by BODY_IDLE_TIMEOUT_MS.
     const requestTimeoutMs = Math.max(config.requestTimeoutMs, Math.min(REPORT_DEADLINE_MS, config.sbomRequestTimeoutMs));
-    upload.post('/:slug/report', { config: { requestTimeoutMs } }, async (request, reply) => {
+    upload.post('/:slug/report', { config: { permission: 'public', requestTimeoutMs } }, async (request, reply) => {
       // Every answer given before the body is read closes the connection: the body is never drained.
       reply.header('connection', 'close');
       const shown = await disclosure.publicPages(slugOf(request));
