@@ -88,6 +88,8 @@ export interface VulnerabilitiesTable {
   cisa_kev: string | null;
   /** JSON: {date_reported, euvd, …} when in EU KEV. */
   eu_kev: string | null;
+  /** JSON: {date_added, sources, euvd} when in the EUVD's exploited list (migration 018). */
+  euvd_exploited: string | null;
   exploited: number;
   updated_at: string;
 }
@@ -127,6 +129,12 @@ export interface FindingsTable {
   exploited: number;
   cvss_score: number | null;
   epss_score: number | null;
+  /** JSON: the evidence of a CPE match (firmware.md, the `match` object); null for a purl match (migration 018). */
+  match: string | null;
+  /** 1 when the finding holds only on a term nothing in the revision decides: counted apart, never a signal. */
+  conditional: Generated<number>;
+  /** JSON array of the feeds that name it, e.g. ["nvd","osv"]. */
+  sources: Generated<string>;
 }
 
 export interface FindingAnalysesTable {
@@ -165,6 +173,65 @@ export interface ExploitedSignalsTable {
   raised_at: string;
 }
 
+/** An NVD CVE record (migration 018), apart from OSV's: an OSV export holds records whose id is a CVE id too. */
+export interface NvdRecordsTable {
+  cve: string;
+  /** SHA-256 of the record's canonical JSON: an unchanged record is skipped. */
+  digest: string;
+  /** The NVD's vulnStatus (Analyzed, Modified, Awaiting Analysis, Rejected …). */
+  status: string | null;
+  /** The English description. */
+  summary: string | null;
+  /** The primary CVSS v4.0 or v3.x, else the first secondary, computed from its vector; and whose it is. */
+  cvss_score: number | null;
+  cvss_vector: string | null;
+  cvss_source: string | null;
+  /** JSON array: the record's configurations as checked (src/vulns/feeds/nvd-record.ts). */
+  configurations: string;
+  cisa_exploit_add: string | null;
+  /** JSON array of {url, source}. */
+  references: string;
+  published: string | null;
+  modified: string | null;
+  /** Set when the record is Rejected: its findings resolve. */
+  withdrawn: string | null;
+  imported_at: string;
+}
+
+/** vendor:product → the NVD records whose criteria name it ('*' for a criterion naming every product). */
+export interface NvdRecordProductsTable {
+  product_key: string;
+  cve: string;
+}
+
+/** The EUVD's mapping: a CVE's EUVD id. */
+export interface EuvdIdsTable {
+  cve: string;
+  euvd: string;
+}
+
+/** What the matcher read of a component's CPEs: 'matchable', or why not (firmware.md, Coverage). */
+export interface ComponentCpeReadsTable {
+  component_id: number;
+  status: string;
+}
+
+/** The vendor:product pairs a component is matched under. */
+export interface ComponentCpeKeysTable {
+  product_key: string;
+  component_id: number;
+}
+
+/** A CPE a person confirmed for a component name, organisation-wide. */
+export interface CpeMappingsTable {
+  org_id: string;
+  /** The component name as normalised for candidates. */
+  name: string;
+  cpe: string;
+  created_at: string;
+  created_by: string;
+}
+
 export interface VulnTables {
   vuln_feeds: VulnFeedsTable;
   vuln_feed_sources: VulnFeedSourcesTable;
@@ -181,6 +248,12 @@ export interface VulnTables {
   finding_analyses: FindingAnalysesTable;
   analysis_rules: AnalysisRulesTable;
   exploited_signals: ExploitedSignalsTable;
+  nvd_records: NvdRecordsTable;
+  nvd_record_products: NvdRecordProductsTable;
+  euvd_ids: EuvdIdsTable;
+  component_cpe_reads: ComponentCpeReadsTable;
+  component_cpe_keys: ComponentCpeKeysTable;
+  cpe_mappings: CpeMappingsTable;
 }
 
 export type VulnRecordRow = Selectable<VulnRecordsTable>;

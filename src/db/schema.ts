@@ -131,6 +131,8 @@ export interface SbomRevisionsTable {
   components: number;
   source: string;
   ingested_at: string;
+  /** The CPEs of the SBOM's subject (the device itself), newline-separated (migration 018); null when none. */
+  subject_cpes: string | null;
 }
 
 /**
@@ -163,6 +165,8 @@ export interface ComponentsTable {
    * whether the type and licences take their compact forms; 0 for rows stored before 015.
    */
   forms: Generated<number>;
+  /** The CPEs the SBOM gave the component, as given, newline-separated in document order (migration 018); null when none. Part of its content. */
+  cpes: string | null;
 }
 
 /** A revision's components: their ids in document order, packed (src/sbom/store/id-list.ts). */

@@ -97,7 +97,8 @@ describe(`migration 016 on a database that holds components (${TEST_BACKEND})`, 
       orgs.push(org);
     }
 
-    assert.deepEqual(await migrateToLatest(database), ['016-name-prefixed-keys']);
+    // 016 runs first (the later migrations after it).
+    assert.equal((await migrateToLatest(database))[0], '016-name-prefixed-keys');
 
     for (const org of orgs) {
       const stored = await componentsRepo.ofRevision(database.db, org.id, org.sbomId);

@@ -136,6 +136,7 @@ export function createSbomIngestService(
             components: count,
             source: request.actor,
             ingested_at: at,
+            subject_cpes: null,
           });
           await componentsRepo.insertMembers(trx, sbomId, componentIds);
           await appendRegistryEntry(

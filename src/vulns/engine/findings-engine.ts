@@ -95,6 +95,9 @@ export function createFindingsEngine(database: Database, options: { clock?: Cloc
           exploited: score?.exploited ?? 0,
           cvss_score: score?.cvss_score ?? null,
           epss_score: score?.epss_score ?? null,
+          match: null,
+          conditional: 0,
+          sources: '["osv"]',
         });
       }
       await findingsRepo.insert(trx, added);
