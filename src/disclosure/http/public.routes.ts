@@ -35,7 +35,7 @@ export interface DisclosurePagesDeps {
 export async function registerDisclosurePages(app: FastifyInstance, deps: DisclosurePagesDeps): Promise<void> {
   const { disclosure, config } = deps;
   const pages = publicPages(config);
-  const { page, problem, notFound, base, slugOf } = pages;
+  const { page, problem, notFound, base, path, slugOf } = pages;
   await app.register(
     async (scope) => {
       await scope.register(cookie);
@@ -98,7 +98,7 @@ export async function registerDisclosurePages(app: FastifyInstance, deps: Disclo
         return page(reply, 'policy', {
           title: `Vulnerability disclosure · ${shown.org.name}`,
           org: shown.org,
-          base: base(request),
+          path: path(request),
           policyHtml: renderPolicy(shown.settings.policy),
           acknowledgeDays: shown.settings.acknowledgeDays,
           products: shown.products,
@@ -122,7 +122,7 @@ export async function registerDisclosurePages(app: FastifyInstance, deps: Disclo
         return page(reply, 'report', {
           title: `Report a vulnerability · ${shown.org.name}`,
           org: shown.org,
-          base: base(request),
+          path: path(request),
           csrf: reply.generateCsrf({ userInfo: `disclose:${shown.org.slug}` }),
           products: shown.products,
           acknowledgeDays: shown.settings.acknowledgeDays,

@@ -54,7 +54,7 @@ export async function registerReportForm(
   deps: { config: Config; disclosure: DisclosureService; rateLimitStore: RateLimitStore; pages: PublicPages },
 ): Promise<void> {
   const { config, disclosure, rateLimitStore } = deps;
-  const { page, problem, notFound, tooMany, base, slugOf } = deps.pages;
+  const { page, problem, notFound, tooMany, base, path, slugOf } = deps.pages;
   const bodies = createBodyBudget({ budgetBytes: INFLIGHT_BYTES, maxBodyBytes: MAX_FORM_BYTES });
   // The report form: the only route with a multipart parser, registered in its own scope.
   await scope.register(async (upload) => {
@@ -99,7 +99,7 @@ export async function registerReportForm(
       const errors = [...Value.Errors(ReportForm, fields)].map((e) => e.schema.message ?? `${e.path.slice(1)}: ${e.message}`);
       if (errors.length > 0) {
         // No input is reflected: the page names what is wrong, the browser's Back keeps what was typed.
-        return page(reply, 'invalid', { title: 'Report not sent', org: shown.org, errors: [...new Set(errors)], base: base(request) }, 400);
+        return page(reply, 'invalid', { title: 'Report not sent', org: shown.org, errors: [...new Set(errors)], path: path(request) }, 400);
       }
       // A filled honeypot: a bot. It sees the normal confirmation, and nothing is created.
       if (fields.website?.trim()) {
@@ -132,7 +132,7 @@ export async function registerReportForm(
         });
       } catch (error) {
         if (error instanceof AppError && error.code === 'validation_failed')
-          return page(reply, 'invalid', { title: 'Report not sent', org: shown.org, errors: [error.message], base: base(request) }, 400);
+          return page(reply, 'invalid', { title: 'Report not sent', org: shown.org, errors: [error.message], path: path(request) }, 400);
         throw error;
       }
     });
