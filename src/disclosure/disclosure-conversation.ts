@@ -6,7 +6,7 @@ import type { OrgService } from '../orgs/orgs.service.js';
 import { appendRegistryEntry } from '../registry/append-entry.js';
 import { assertStorableText } from '../shared/storable-text.js';
 import { iso, type Clock } from '../shared/time.js';
-import type { DisclosureSettings } from './disclosure-settings.js';
+import type { DisclosureSettings, PublicOrg } from './disclosure-settings.js';
 import { disclosureRepo } from './disclosure.repo.js';
 import { digestOf, TOKEN_SHAPE } from './follow-token.js';
 import { reportState, type ReportState } from './report-state.js';
@@ -36,7 +36,7 @@ export interface Conversation {
   messages: ConversationMessage[];
 }
 
-type EnabledOrg = (slug: string) => Promise<{ org: Organisation; settings: DisclosureSettings } | null>;
+type EnabledOrg = (slug: string) => Promise<{ org: PublicOrg; settings: DisclosureSettings } | null>;
 
 export function createConversations(database: Database, orgs: OrgService, clock: Clock, enabledOrg: EnabledOrg) {
   /** The disclosure signal `incidentNumber` of the organisation, or 404 (another source, another tenant, none). */
@@ -48,7 +48,7 @@ export function createConversations(database: Database, orgs: OrgService, clock:
     return { org, signal, report };
   }
 
-  async function conversationOf(org: Organisation, signal: SignalRow): Promise<Conversation> {
+  async function conversationOf(org: Pick<Organisation, 'id'>, signal: SignalRow): Promise<Conversation> {
     const report = (await disclosureRepo.reportOfSignal(database.db, signal.id))!;
     const [messages, attachments] = await Promise.all([
       disclosureRepo.messages(database.db, signal.id),
