@@ -31,7 +31,6 @@ export interface Conversation {
   linkRevoked: boolean;
   affectedVersions: string | null;
   howFound: string | null;
-  credit: string | null;
   attachments: Array<{ id: string; position: number; size: number }>;
   messages: ConversationMessage[];
 }
@@ -63,7 +62,6 @@ export function createConversations(database: Database, orgs: OrgService, clock:
       linkRevoked: report.revoked_at !== null,
       affectedVersions: report.affected_versions,
       howFound: report.how_found,
-      credit: report.credit,
       attachments: attachments.map((a) => ({ id: a.id, position: a.position, size: a.size })),
       messages: messages.map((m) => ({ author: m.author, actor: m.actor, body: m.body, at: m.created_at })),
     };

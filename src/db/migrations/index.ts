@@ -14,6 +14,7 @@ import { changeNotices } from './013-change-notices.js';
 import { compactComponents } from './014-compact-components.js';
 import { abbreviatedComponents } from './015-abbreviated-components.js';
 import { namePrefixedKeys } from './016-name-prefixed-keys.js';
+import { sealedCreditLines } from './017-sealed-credit-lines.js';
 
 /**
  * Every migration, in name order (the order they run in; a later-numbered one may land first,
@@ -35,4 +36,5 @@ export const migrations: readonly PortableMigration[] = [
   compactComponents,
   abbreviatedComponents,
   namePrefixedKeys,
+  sealedCreditLines,
 ];
