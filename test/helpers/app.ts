@@ -49,7 +49,7 @@ export interface Teardown {
 export async function buildHarness(
   t: TestContext | Teardown,
   env: Record<string, string> = {},
-  options: { store?: RateLimitStore; app?: Pick<AppDeps, 'logger'> } = {},
+  options: { store?: RateLimitStore; app?: Pick<AppDeps, 'logger' | 'reportBodyPace'> } = {},
 ): Promise<Harness> {
   const testDb = await createTestDatabase();
   const config = loadConfig({ DATABASE_URL: testDb.url, LOG_LEVEL: 'silent', ...env });

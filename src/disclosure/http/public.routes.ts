@@ -7,6 +7,7 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import type { Config } from '../../config.js';
 import { escapeForPage } from '../../console/format.js';
 import { AppError } from '../../errors.js';
+import type { BodyPace } from '../../http/body-pace.js';
 import type { RateLimitStore } from '../../http/rate-limit/store.js';
 import type { DisclosureService } from '../disclosure.service.js';
 import { renderPolicy } from '../policy-markdown.js';
@@ -30,6 +31,8 @@ export interface DisclosurePagesDeps {
   rateLimitStore: RateLimitStore;
   /** HMAC key of the form tokens (services.disclosureCsrfKey). */
   csrfKey: Buffer;
+  /** The least pace of a report's body; REPORT_BODY_PACE unless a test says otherwise. */
+  bodyPace?: BodyPace;
 }
 
 export async function registerDisclosurePages(app: FastifyInstance, deps: DisclosurePagesDeps): Promise<void> {

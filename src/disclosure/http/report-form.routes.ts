@@ -4,6 +4,7 @@ import { Value } from '@sinclair/typebox/value';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Config } from '../../config.js';
 import { AppError } from '../../errors.js';
+import { type BodyPace, watchBodyPace } from '../../http/body-pace.js';
 import type { RateLimitStore } from '../../http/rate-limit/store.js';
 import { createBodyBudget } from '../../sbom/http/body-budget.js';
 import type { DisclosureService } from '../disclosure.service.js';
@@ -12,10 +13,11 @@ import type { PublicPages } from './pages.js';
 import { MAX_FORM_BYTES, MULTIPART_LIMITS, readReport } from './read-report.js';
 
 // The report form's post (disclosure.md): per-address limits before a byte of the body is read,
-// a declared size over the maximum refused unread, the body held in a bound of its own (one
-// organisation's reports at most half of it), the form token checked first, attachments
-// counted and measured as they stream, no input reflected, the honeypot, the confirmation page
-// that shows the follow-up link once.
+// a declared size over the maximum refused unread, the body held in a bound of its own as it
+// arrives (one organisation's reports at most half of it; nothing reserved for what has not
+// come), a body slower than a living pace cut, the form token checked first, attachments counted
+// and measured as they stream, no input reflected, the honeypot, the confirmation page that
+// shows the follow-up link once.
 
 /** disclosure.md: 10 reports per address per organisation per hour, 30 per address over all. */
 export const REPORT_LIMITS = { windowMs: 3_600_000, perOrganisation: 10, perAddress: 30 } as const;
@@ -23,6 +25,11 @@ export const REPORT_LIMITS = { windowMs: 3_600_000, perOrganisation: 10, perAddr
 const INFLIGHT_BYTES = 2 * MAX_FORM_BYTES;
 /** The report form's deadline for the whole request (its attachments may be large). */
 const REPORT_DEADLINE_MS = 5 * 60_000;
+/**
+ * The least pace of a report's body: after 10 s, 1 KiB a second over every 10 s (8 kbit/s,
+ * slower than any line a reporter uses; 50 MiB of attachments take 5 minutes at 170 KiB/s).
+ */
+export const REPORT_BODY_PACE: BodyPace = { windowMs: 10_000, minBytesPerSecond: 1024 };
 
 const optionalText = (max: number, label: string) =>
   Type.Optional(Type.String({ maxLength: max, message: `${label}: at most ${max} characters.` }));
@@ -51,11 +58,19 @@ type ReportFields = Static<typeof ReportForm>;
 
 export async function registerReportForm(
   scope: FastifyInstance,
-  deps: { config: Config; disclosure: DisclosureService; rateLimitStore: RateLimitStore; pages: PublicPages },
+  deps: {
+    config: Config;
+    disclosure: DisclosureService;
+    rateLimitStore: RateLimitStore;
+    pages: PublicPages;
+    /** REPORT_BODY_PACE unless a test says otherwise. */
+    bodyPace?: BodyPace;
+  },
 ): Promise<void> {
   const { config, disclosure, rateLimitStore } = deps;
   const { page, problem, notFound, tooMany, base, path, slugOf } = deps.pages;
   const bodies = createBodyBudget({ budgetBytes: INFLIGHT_BYTES, maxBodyBytes: MAX_FORM_BYTES });
+  const bodyPace = deps.bodyPace ?? REPORT_BODY_PACE;
   // The report form: the only route with a multipart parser, registered in its own scope.
   await scope.register(async (upload) => {
     await upload.register(multipart, { limits: MULTIPART_LIMITS });
@@ -78,21 +93,34 @@ export async function registerReportForm(
       }
       if (!request.isMultipart())
         return problem(reply, 415, 'Not accepted', 'This page takes a form sent from its own page, nothing else.');
-      const declared = Number(request.headers['content-length']);
-      if (declared > MAX_FORM_BYTES) return tooLarge(reply);
-      const size = Number.isFinite(declared) && declared >= 0 ? declared : MAX_FORM_BYTES;
-      const held = bodies.hold(request, reply, shown.org.id, size);
-      if (held === 'gone') return reply;
-      if (held !== 'held') {
-        reply.header('retry-after', '5');
-        return problem(reply, 503, 'Busy', 'Too many reports are being received right now. Try again in a few seconds.');
-      }
-      const read = await readReport(scope, request, reply);
+      if (Number(request.headers['content-length']) > MAX_FORM_BYTES) return tooLarge(reply);
+      // Nothing is reserved up front: what the body brings is held as it comes, so a body that
+      // trickles holds what it sent, and one that trickles too slowly is cut.
+      const account = bodies.account(request, reply, shown.org.id);
+      if (!account) return reply;
+      let refusal: 'full' | 'share' | 'gone' | null = null;
+      const hold = (bytes: number) => {
+        const outcome = account.take(bytes);
+        if (outcome === 'held') return true;
+        refusal = outcome;
+        return false;
+      };
+      watchBodyPace(request, reply, bodyPace);
+      const read = await readReport(scope, request, reply, hold);
       // Read to its end: the connection may serve the next request.
       if (read.ok) reply.removeHeader('connection');
       if (!read.ok) {
         if (read.problem === 'refused') return reply;
         if (read.problem === 'too_large') return tooLarge(reply);
+        if (read.problem === 'busy') {
+          if (refusal === 'gone') return reply;
+          request.log.warn(
+            { heldBytes: bodies.heldBytes, organisationHeldBytes: bodies.heldFor(shown.org.id), refusal },
+            'report refused: report bodies fill their memory',
+          );
+          reply.header('retry-after', '5');
+          return problem(reply, 503, 'Busy', 'Too many reports are being received right now. Try again in a few seconds.');
+        }
         return problem(reply, 400, 'Bad request', 'The form could not be read. Go back and send it again.');
       }
       const fields = read.fields as ReportFields;
