@@ -48,6 +48,8 @@ export interface Config {
   feeds: FeedConfig;
   /** ATTACHMENTS_DIR: where disclosure attachments are kept, sealed, on SQLite; default `attachments/` beside the database. */
   attachmentsDir: string | null;
+  /** DISCLOSURE_ORG_REPORTS_PER_HOUR: report posts one organisation's form accepts per hour from every address together. */
+  disclosureOrgReportsPerHour: number;
 }
 
 /** Vulnerability feeds (vulnerabilities.md): what the server fetches on a schedule, and how. */
@@ -123,6 +125,7 @@ export const ENVIRONMENT_VARIABLES = [
   'VULN_FEEDS_EVERY',
   'FEEDS_ALLOW_PRIVATE',
   'FEEDS_MAX_BYTES',
+  'DISCLOSURE_ORG_REPORTS_PER_HOUR',
 ] as const;
 export type EnvironmentVariable = (typeof ENVIRONMENT_VARIABLES)[number];
 
@@ -265,6 +268,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       maxBytes: positiveInt(env, 'FEEDS_MAX_BYTES', 2 * 1024 ** 3),
     }),
     attachmentsDir: env.ATTACHMENTS_DIR?.trim() || null,
+    disclosureOrgReportsPerHour: positiveInt(env, 'DISCLOSURE_ORG_REPORTS_PER_HOUR', 30),
   });
 }
 

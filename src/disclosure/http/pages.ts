@@ -16,8 +16,12 @@ export interface PublicPages {
   page(reply: FastifyReply, template: string, data: Record<string, unknown>, status?: number): Promise<FastifyReply>;
   problem(reply: FastifyReply, status: number, title: string, message: string): Promise<FastifyReply>;
   notFound(reply: FastifyReply): Promise<FastifyReply>;
-  /** The 429 page of a refused rate-limit decision: "Too many <what>", with Retry-After and the minutes to wait. */
-  tooMany(reply: FastifyReply, what: string, retryAfterSeconds: number): Promise<FastifyReply>;
+  /**
+   * The 429 page of a refused rate-limit decision: "Too many <what>", with Retry-After and the
+   * minutes to wait; `counted` says whose limit it was (the client's network address, or the
+   * organisation's form as a whole).
+   */
+  tooMany(reply: FastifyReply, what: string, retryAfterSeconds: number, counted?: 'address' | 'form'): Promise<FastifyReply>;
   /** The organisation's pages, absolute: on PUBLIC_URL, else on HOST and PORT (`localhost` for every address). */
   base(request: FastifyRequest): string;
   /** The organisation's pages by path (`/disclose/{slug}`), for links from one page to another. */
@@ -43,14 +47,18 @@ export function publicPages(config: Pick<Config, 'publicUrl' | 'host' | 'port'>)
     page,
     problem,
     notFound: (reply) => problem(reply, 404, 'Not found', 'There is no vulnerability disclosure page at this address.'),
-    tooMany(reply, what, retryAfterSeconds) {
+    tooMany(reply, what, retryAfterSeconds, counted = 'address') {
       const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
       reply.header('retry-after', String(retryAfterSeconds));
+      const came =
+        counted === 'address'
+          ? 'were sent from your network address in the last hour'
+          : 'reached this form in the last hour, from all senders together';
       return problem(
         reply,
         429,
         `Too many ${what}`,
-        `Too many ${what} were sent from your network address in the last hour. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+        `Too many ${what} ${came}. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
       );
     },
     base: (request) => `${site(request)}${path(request)}`,

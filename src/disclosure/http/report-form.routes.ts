@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Config } from '../../config.js';
 import { AppError } from '../../errors.js';
 import { type BodyPace, watchBodyPace } from '../../http/body-pace.js';
+import { addressGroup } from '../../http/rate-limit/address-group.js';
 import type { RateLimitStore } from '../../http/rate-limit/store.js';
 import { createBodyBudget } from '../../sbom/http/body-budget.js';
 import type { DisclosureService } from '../disclosure.service.js';
@@ -19,7 +20,11 @@ import { MAX_FORM_BYTES, MULTIPART_LIMITS, readReport } from './read-report.js';
 // and measured as they stream, no input reflected, the honeypot, the confirmation page that
 // shows the follow-up link once.
 
-/** disclosure.md: 10 reports per address per organisation per hour, 30 per address over all. */
+/**
+ * disclosure.md: 10 reports per address per organisation per hour, 30 per address over all (an
+ * IPv6 address counted by its /64); and DISCLOSURE_ORG_REPORTS_PER_HOUR per organisation from
+ * every address together, across instances when the store is Redis.
+ */
 export const REPORT_LIMITS = { windowMs: 3_600_000, perOrganisation: 10, perAddress: 30 } as const;
 /** Report bodies in memory at once; one organisation's hold at most half (one report of the maximum size always fits). */
 const INFLIGHT_BYTES = 2 * MAX_FORM_BYTES;
@@ -82,14 +87,17 @@ export async function registerReportForm(
       reply.header('connection', 'close');
       const shown = await disclosure.publicPages(slugOf(request));
       if (!shown) return notFound(reply);
-      const address = request.ip;
-      // Every post counts, before a byte of its body is read: across all organisations, then this one.
-      for (const [bucket, limit] of [
-        [`disclose:address:${address}`, REPORT_LIMITS.perAddress],
-        [`disclose:org:${shown.org.id}:${address}`, REPORT_LIMITS.perOrganisation],
+      const address = addressGroup(request.ip);
+      // Every post counts, before a byte of its body is read: the address across all
+      // organisations, then on this one, then this organisation's form from every address. In
+      // that order, so that one address refused its share never spends the form's.
+      for (const [bucket, limit, counted] of [
+        [`disclose:address:${address}`, REPORT_LIMITS.perAddress, 'address'],
+        [`disclose:org:${shown.org.id}:${address}`, REPORT_LIMITS.perOrganisation, 'address'],
+        [`disclose:form:${shown.org.id}`, config.disclosureOrgReportsPerHour, 'form'],
       ] as const) {
         const decision = await rateLimitStore.consume(bucket, limit, REPORT_LIMITS.windowMs);
-        if (!decision.allowed) return tooMany(reply, 'reports', decision.retryAfterSeconds);
+        if (!decision.allowed) return tooMany(reply, 'reports', decision.retryAfterSeconds, counted);
       }
       if (!request.isMultipart())
         return problem(reply, 415, 'Not accepted', 'This page takes a form sent from its own page, nothing else.');
