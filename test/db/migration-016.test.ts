@@ -97,7 +97,7 @@ describe(`migration 016 on a database that holds components (${TEST_BACKEND})`, 
       orgs.push(org);
     }
 
-    assert.deepEqual(await migrateToLatest(database), ['016-name-prefixed-keys']);
+    assert.equal((await migrateToLatest(database))[0], '016-name-prefixed-keys', 'then any later migration');
 
     for (const org of orgs) {
       const stored = await componentsRepo.ofRevision(database.db, org.id, org.sbomId);
