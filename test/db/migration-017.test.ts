@@ -70,7 +70,7 @@ describe(`migration 017 on a database that holds disclosure reports (${TEST_BACK
     cleanups.push(remove);
     await legacyReports(database.db as unknown as Kysely<any>, ['R. Researcher', null, 'Renée « the finder »']);
 
-    assert.deepEqual(await migrateToLatest(database, { consoleSecret: SECRET }), ['017-sealed-credit-lines']);
+    assert.equal((await migrateToLatest(database, { consoleSecret: SECRET }))[0], '017-sealed-credit-lines');
 
     const rows = await database.db
       .selectFrom('disclosure_reports')
@@ -97,7 +97,7 @@ describe(`migration 017 on a database that holds disclosure reports (${TEST_BACK
     await legacyReports(database.db as unknown as Kysely<any>, ['R. Researcher']);
     await assert.rejects(migrateToLatest(database), /migration 017 seals the credit lines .*: set CONSOLE_SECRET/);
     // Nothing changed meanwhile: the start's next attempt, with the key, seals them.
-    assert.deepEqual(await migrateToLatest(database, { consoleSecret: SECRET }), ['017-sealed-credit-lines']);
+    assert.equal((await migrateToLatest(database, { consoleSecret: SECRET }))[0], '017-sealed-credit-lines');
     const [row] = await database.db.selectFrom('disclosure_reports').select('sealed_credit').execute();
     assert.match(row!.sealed_credit!, /^v1\./);
   });
@@ -106,6 +106,6 @@ describe(`migration 017 on a database that holds disclosure reports (${TEST_BACK
     const { database, remove } = await databaseMigratedTo('016-name-prefixed-keys');
     cleanups.push(remove);
     await legacyReports(database.db as unknown as Kysely<any>, [null]);
-    assert.deepEqual(await migrateToLatest(database), ['017-sealed-credit-lines']);
+    assert.equal((await migrateToLatest(database))[0], '017-sealed-credit-lines');
   });
 });
