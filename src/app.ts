@@ -11,6 +11,7 @@ import { registerHealth } from './http/health.js';
 import { registerJsonOnly } from './http/json-body.js';
 import { loggerOptions, RequestLog } from './http/logging.js';
 import { onClientError, onFrameworkError, registerMalformedRequestAnswers } from './http/malformed-requests.js';
+import type { BodyPace } from './http/body-pace.js';
 import { registerBodyIdleTimeout, registerRequestDeadlines, serverTimeoutOptions } from './http/timeouts.js';
 import { registerShortFormHosts } from './http/hosts.js';
 import { routeEveryMethod, trackOperations } from './http/method-not-allowed.js';
@@ -36,6 +37,8 @@ export interface AppDeps {
   schemaReady?: () => boolean;
   /** false in tests that do not read logs; a pino destination otherwise (else stdout, in LOG_FORMAT). */
   logger?: boolean | { stream: NodeJS.WritableStream };
+  /** Tests only: the least pace of a disclosure report's body, so that a slow post is judged in a second, not ten. */
+  reportBodyPace?: BodyPace;
 }
 
 /** Builds the whole HTTP application; never listens, so tests can use `inject`. */
@@ -122,6 +125,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   registerHealth(app, { database, store: rateLimitStore, schemaReady });
   await registerConsole(app, { config, ...services, sbomBodies });
-  await registerDisclosurePages(app, { config, disclosure: services.disclosure, rateLimitStore, csrfKey: services.disclosureCsrfKey });
+  await registerDisclosurePages(app, {
+    config,
+    disclosure: services.disclosure,
+    rateLimitStore,
+    csrfKey: services.disclosureCsrfKey,
+    bodyPace: deps.reportBodyPace,
+  });
   return app;
 }

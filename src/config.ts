@@ -1,5 +1,6 @@
 // Environment → one typed, frozen Config. The server and cra-admin both read it, so they
-// always talk to the same database. Every variable is listed in the README's table.
+// always talk to the same database. Every variable is read through ENVIRONMENT_VARIABLES, and
+// each is in docs/configuration.md's table (test/readme/configuration-table.test.ts checks it).
 import { parseDuration } from './shared/time.js';
 import { fileURLToPath } from 'node:url';
 
@@ -47,6 +48,8 @@ export interface Config {
   feeds: FeedConfig;
   /** ATTACHMENTS_DIR: where disclosure attachments are kept, sealed, on SQLite; default `attachments/` beside the database. */
   attachmentsDir: string | null;
+  /** DISCLOSURE_ORG_REPORTS_PER_HOUR: report posts one organisation's form accepts per hour from every address together. */
+  disclosureOrgReportsPerHour: number;
 }
 
 /** Vulnerability feeds (vulnerabilities.md): what the server fetches on a schedule, and how. */
@@ -77,9 +80,58 @@ export type LogFormat = 'json' | 'pretty';
 
 export class ConfigError extends Error {}
 
-type Env = Record<string, string | undefined>;
+/**
+ * Every variable this module reads, and the only ones it can: `Env` has no other keys, so reading
+ * a new one means naming it here, where the documentation test finds it.
+ */
+export const ENVIRONMENT_VARIABLES = [
+  'PORT',
+  'HOST',
+  'DATABASE_URL',
+  'REDIS_URL',
+  'API_HOSTS',
+  'PRODUCTION_URL',
+  'RATE_LIMIT_PER_MINUTE',
+  'AUTH_FAILURE_LIMIT_PER_MINUTE',
+  'INCIDENT_MAX_BYTES',
+  'SBOM_MAX_BYTES',
+  'SBOM_INFLIGHT_BYTES',
+  'SBOM_WARM_UP',
+  'HEADERS_TIMEOUT_MS',
+  'REQUEST_TIMEOUT_MS',
+  'BODY_IDLE_TIMEOUT_MS',
+  'SBOM_REQUEST_TIMEOUT_MS',
+  'PUBLIC_URL',
+  'TRUST_PROXY',
+  'ATTACHMENTS_DIR',
+  'CONSOLE_SECRET',
+  'REGISTRY_SIGNING_KEY',
+  'CONSOLE_IDLE_MINUTES',
+  'DATABASE_CONNECT_TIMEOUT_MS',
+  'DATABASE_QUERY_TIMEOUT_MS',
+  'DATABASE_STALL_PROBE_AFTER_MS',
+  'DATABASE_PROBE_TIMEOUT_MS',
+  'LOG_LEVEL',
+  'LOG_FORMAT',
+  'WEBHOOK_ALLOW_PRIVATE',
+  'WEBHOOK_TIMEOUT_MS',
+  'WEBHOOK_RETRY_BASE_MS',
+  'WEBHOOK_RETRY_MAX_MS',
+  'WEBHOOK_RETRY_WINDOW_MS',
+  'WEBHOOK_POLL_MS',
+  'WEBHOOK_CONCURRENCY',
+  'SCHEDULER_INTERVAL_MS',
+  'VULN_FEEDS',
+  'VULN_FEEDS_EVERY',
+  'FEEDS_ALLOW_PRIVATE',
+  'FEEDS_MAX_BYTES',
+  'DISCLOSURE_ORG_REPORTS_PER_HOUR',
+] as const;
+export type EnvironmentVariable = (typeof ENVIRONMENT_VARIABLES)[number];
 
-function positiveInt(env: Env, name: string, fallback: number): number {
+type Env = Partial<Record<EnvironmentVariable, string>>;
+
+function positiveInt(env: Env, name: EnvironmentVariable, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return fallback;
   const value = Number(raw);
@@ -89,7 +141,7 @@ function positiveInt(env: Env, name: string, fallback: number): number {
   return value;
 }
 
-function positiveNumber(env: Env, name: string, fallback: number): number {
+function positiveNumber(env: Env, name: EnvironmentVariable, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return fallback;
   const value = Number(raw);
@@ -97,7 +149,7 @@ function positiveNumber(env: Env, name: string, fallback: number): number {
   return value;
 }
 
-function onOff(env: Env, name: string, fallback: boolean): boolean {
+function onOff(env: Env, name: EnvironmentVariable, fallback: boolean): boolean {
   const raw = env[name]?.trim();
   if (raw === undefined || raw === '') return fallback;
   if (raw === 'true' || raw === '1') return true;
@@ -119,7 +171,7 @@ function trustProxy(raw: string | undefined): boolean | string {
   return raw;
 }
 
-function absoluteUrl(name: string, raw: string | undefined, fallback: string): string {
+function absoluteUrl(name: EnvironmentVariable, raw: string | undefined, fallback: string): string {
   const value = (raw ?? fallback).replace(/\/+$/, '');
   let url: URL;
   try {
@@ -216,6 +268,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       maxBytes: positiveInt(env, 'FEEDS_MAX_BYTES', 2 * 1024 ** 3),
     }),
     attachmentsDir: env.ATTACHMENTS_DIR?.trim() || null,
+    disclosureOrgReportsPerHour: positiveInt(env, 'DISCLOSURE_ORG_REPORTS_PER_HOUR', 30),
   });
 }
 
@@ -229,7 +282,7 @@ function feedUrls(raw: string | undefined): string[] {
 }
 
 /** A duration such as 30m, 6h or 1d, at least one minute. */
-function durationSetting(env: Env, name: string, fallback: number): number {
+function durationSetting(env: Env, name: EnvironmentVariable, fallback: number): number {
   const raw = env[name]?.trim();
   if (!raw) return fallback;
   const ms = parseDuration(raw);

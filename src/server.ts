@@ -85,7 +85,7 @@ async function main(): Promise<void> {
     }
   };
 
-  const migrations = migrationRunner(database, app.log);
+  const migrations = migrationRunner(database, app.log, { consoleSecret });
   schemaReady = await migrations.attempt();
   let setupToken: string | null = null;
   if (schemaReady) {

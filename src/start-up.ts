@@ -28,16 +28,17 @@ export interface RuntimeOptions {
 
 export async function openRuntime(config: Readonly<Config>, options: RuntimeOptions = {}): Promise<Runtime> {
   const database = openDatabase(config.databaseUrl, config.databaseTimeouts);
+  // The same key on the server and in cra-admin: TOTP and webhook secrets are sealed under it
+  // (and a migration may seal what was stored in the clear).
+  const consoleSecret = resolveConsoleSecret(config.consoleSecret, config.databaseUrl);
   if (options.migrate) {
     try {
-      await migrateToLatest(database);
+      await migrateToLatest(database, { consoleSecret });
     } catch (error) {
       await database.close();
       throw error;
     }
   }
-  // The same key on the server and in cra-admin: TOTP and webhook secrets are sealed under it.
-  const consoleSecret = resolveConsoleSecret(config.consoleSecret, config.databaseUrl);
   const services = createServices({
     database,
     console: { secret: consoleSecret, idleMinutes: config.consoleIdleMinutes },
@@ -64,7 +65,7 @@ export async function openRuntime(config: Readonly<Config>, options: RuntimeOpti
 export async function migrateDatabase(config: Readonly<Config>): Promise<string[]> {
   const database = openDatabase(config.databaseUrl, config.databaseTimeouts);
   try {
-    return await migrateToLatest(database);
+    return await migrateToLatest(database, { consoleSecret: resolveConsoleSecret(config.consoleSecret, config.databaseUrl) });
   } finally {
     await database.close();
   }

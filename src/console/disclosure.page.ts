@@ -106,7 +106,11 @@ export function registerDisclosurePages(org: FastifyInstance, deps: ConsoleDeps)
   async function conversationPage(
     request: FastifyRequest,
     reply: FastifyReply,
-    extra: { identity?: { name: string | null; contact: string | null }; errors?: FieldErrors; notice?: string } = {},
+    extra: {
+      identity?: { name: string | null; contact: string | null; credit: string | null };
+      errors?: FieldErrors;
+      notice?: string;
+    } = {},
     status = 200,
   ) {
     const number = numberOf(request);

@@ -1,9 +1,11 @@
 import type { FastifyInstance } from 'fastify';
+import { feedSourceLabel } from '../vulns/feeds/source-label.js';
 import type { ConsoleDeps } from './context.js';
 import { render } from './render.js';
 
 // Feeds: the vulnerability feeds this instance holds (platform-wide, one copy for every
-// organisation): each feed's records, last import, newest entry and source, a warning for a feed
+// organisation): each feed's records, last import, newest entry and source (its kind and host
+// only: a path or a mirror's query string is the operator's business), a warning for a feed
 // older than a week or never imported, and how to import (cra-admin, or VULN_FEEDS). Owners and
 // admins see it; the feeds are the instance's, so nothing here is changed from the console.
 
@@ -24,6 +26,7 @@ export function registerFeedsPage(org: FastifyInstance, deps: ConsoleDeps): void
       const age = f.last_import_at ? now - Date.parse(f.last_import_at) : null;
       return {
         ...f,
+        source: feedSourceLabel(f.kind, f.source),
         about: ABOUT[f.kind] ?? f.kind,
         days: age === null ? null : Math.floor(age / 86_400_000),
         stale: age === null || age > STALE_AFTER_MS,

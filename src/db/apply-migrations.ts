@@ -1,6 +1,7 @@
 import type { Database } from './database.js';
 import { describeCause } from './errors.js';
 import { migrateToLatest } from './migrate.js';
+import type { MigrationSecrets } from './migrations/types.js';
 
 export interface MigrationLog {
   info(obj: object, msg: string): void;
@@ -14,11 +15,11 @@ const MAX_RETRY_MS = 5_000;
  * Applies pending migrations once or until the database lets it (the server starts while the
  * database is down and becomes ready when it appears). Each distinct failure is logged once.
  */
-export function migrationRunner(database: Database, log: MigrationLog) {
+export function migrationRunner(database: Database, log: MigrationLog, secrets: MigrationSecrets) {
   let lastCause: string | null = null;
   async function attempt(): Promise<boolean> {
     try {
-      const applied = await migrateToLatest(database);
+      const applied = await migrateToLatest(database, secrets);
       if (lastCause !== null) log.info({ applied }, 'database reachable: migrations applied, ready');
       return true;
     } catch (error) {

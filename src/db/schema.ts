@@ -440,7 +440,8 @@ export interface DisclosureReportsTable {
   revoked_at: string | null;
   affected_versions: string | null;
   how_found: string | null;
-  credit: string | null;
+  /** How the reporter wants to be credited, sealed like their name (migration 017); null: not given. */
+  sealed_credit: string | null;
   created_at: string;
 }
 

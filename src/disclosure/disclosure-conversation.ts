@@ -6,7 +6,7 @@ import type { OrgService } from '../orgs/orgs.service.js';
 import { appendRegistryEntry } from '../registry/append-entry.js';
 import { assertStorableText } from '../shared/storable-text.js';
 import { iso, type Clock } from '../shared/time.js';
-import type { DisclosureSettings } from './disclosure-settings.js';
+import type { DisclosureSettings, PublicOrg } from './disclosure-settings.js';
 import { disclosureRepo } from './disclosure.repo.js';
 import { digestOf, TOKEN_SHAPE } from './follow-token.js';
 import { reportState, type ReportState } from './report-state.js';
@@ -31,12 +31,11 @@ export interface Conversation {
   linkRevoked: boolean;
   affectedVersions: string | null;
   howFound: string | null;
-  credit: string | null;
   attachments: Array<{ id: string; position: number; size: number }>;
   messages: ConversationMessage[];
 }
 
-type EnabledOrg = (slug: string) => Promise<{ org: Organisation; settings: DisclosureSettings } | null>;
+type EnabledOrg = (slug: string) => Promise<{ org: PublicOrg; settings: DisclosureSettings } | null>;
 
 export function createConversations(database: Database, orgs: OrgService, clock: Clock, enabledOrg: EnabledOrg) {
   /** The disclosure signal `incidentNumber` of the organisation, or 404 (another source, another tenant, none). */
@@ -48,7 +47,7 @@ export function createConversations(database: Database, orgs: OrgService, clock:
     return { org, signal, report };
   }
 
-  async function conversationOf(org: Organisation, signal: SignalRow): Promise<Conversation> {
+  async function conversationOf(org: Pick<Organisation, 'id'>, signal: SignalRow): Promise<Conversation> {
     const report = (await disclosureRepo.reportOfSignal(database.db, signal.id))!;
     const [messages, attachments] = await Promise.all([
       disclosureRepo.messages(database.db, signal.id),
@@ -63,7 +62,6 @@ export function createConversations(database: Database, orgs: OrgService, clock:
       linkRevoked: report.revoked_at !== null,
       affectedVersions: report.affected_versions,
       howFound: report.how_found,
-      credit: report.credit,
       attachments: attachments.map((a) => ({ id: a.id, position: a.position, size: a.size })),
       messages: messages.map((m) => ({ author: m.author, actor: m.actor, body: m.body, at: m.created_at })),
     };

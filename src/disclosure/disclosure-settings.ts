@@ -3,7 +3,7 @@ import type { DisclosureSettingsRow, Organisation } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import type { OrgService } from '../orgs/orgs.service.js';
 import { appendRegistryEntry } from '../registry/append-entry.js';
-import { assertStorableText } from '../shared/storable-text.js';
+import { assertStorableText, isStorableText } from '../shared/storable-text.js';
 import { iso, type Clock } from '../shared/time.js';
 import { disclosureRepo } from './disclosure.repo.js';
 import { normaliseLanguages } from './security-txt.js';
@@ -23,6 +23,9 @@ export interface DisclosureSettings {
   /** Expires within 30 days (or has): the console warns. */
   expiresSoon: boolean;
 }
+
+/** What the public pages know of an organisation. */
+export type PublicOrg = Pick<Organisation, 'id' | 'slug' | 'name'>;
 
 export interface SettingsChange {
   enabled?: boolean;
@@ -48,15 +51,17 @@ export function createDisclosureSettings(database: Database, orgs: OrgService, c
     };
   }
 
-  /** The organisation when its pages are enabled; null otherwise, exactly as for a slug that does not exist. */
-  async function enabledOrg(slug: string): Promise<{ org: Organisation; settings: DisclosureSettings } | null> {
-    const org = await orgs.requireOrg(slug).catch((error) => {
-      if (error instanceof AppError && error.code === 'not_found') return null;
-      throw error;
-    });
-    if (!org) return null;
-    const settings = viewOf(await disclosureRepo.settings(database.db, org.id));
-    return settings.enabled ? { org, settings } : null;
+  /**
+   * The organisation when its pages are enabled; null otherwise, exactly as for a slug that does
+   * not exist, and after the same one query (disclosureRepo.enabledOrg).
+   */
+  async function enabledOrg(slug: string): Promise<{ org: PublicOrg; settings: DisclosureSettings } | null> {
+    // A slug no database could hold names no organisation (PostgreSQL would refuse the query).
+    if (!isStorableText(slug)) return null;
+    const found = await disclosureRepo.enabledOrg(database.db, slug);
+    if (!found) return null;
+    const { settings, ...org } = found;
+    return { org, settings: viewOf(settings) };
   }
 
   return {

@@ -1,5 +1,12 @@
 import type { Executor } from '../db/index.js';
-import type { DisclosureAttachmentRow, DisclosureMessageRow, DisclosureReportRow, DisclosureSettingsRow, SignalRow } from '../db/schema.js';
+import type {
+  DisclosureAttachmentRow,
+  DisclosureMessageRow,
+  DisclosureReportRow,
+  DisclosureSettingsRow,
+  Organisation,
+  SignalRow,
+} from '../db/schema.js';
 
 // The disclosure tables: settings per organisation, reports with their follow-up link's digest,
 // the conversation and the attachments' rows (their bytes are the attachment store's).
@@ -7,6 +14,28 @@ import type { DisclosureAttachmentRow, DisclosureMessageRow, DisclosureReportRow
 export const disclosureRepo = {
   settings(db: Executor, orgId: string): Promise<DisclosureSettingsRow | undefined> {
     return db.selectFrom('disclosure_settings').selectAll().where('org_id', '=', orgId).executeTakeFirst();
+  },
+
+  /**
+   * The organisation of `slug` and its settings, only when its pages are enabled: one query, the
+   * same whether the slug is unknown or its pages are disabled, so that both 404s take the same
+   * time (disclosure.md). Reads organisations, which the orgs feature owns, by slug alone.
+   */
+  async enabledOrg(
+    db: Executor,
+    slug: string,
+  ): Promise<(Pick<Organisation, 'id' | 'slug' | 'name'> & { settings: DisclosureSettingsRow }) | undefined> {
+    const row = await db
+      .selectFrom('organisations as o')
+      .innerJoin('disclosure_settings as s', 's.org_id', 'o.id')
+      .select(['o.id', 'o.slug', 'o.name'])
+      .select(['s.enabled', 's.policy', 's.acknowledge_days', 's.preferred_languages', 's.expires_at', 's.updated_at'])
+      .where('o.slug', '=', slug)
+      .where('s.enabled', '=', 1)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const { id, slug: orgSlug, name, ...settings } = row;
+    return { id, slug: orgSlug, name, settings: { org_id: id, ...settings } };
   },
 
   async saveSettings(db: Executor, row: DisclosureSettingsRow): Promise<void> {

@@ -41,7 +41,7 @@ export interface NewReport {
 
 export interface DisclosureDeps {
   clock?: Clock;
-  /** Seals the reporter's identity and attachment names; null without CONSOLE_SECRET (reports are then refused). */
+  /** Seals the reporter's identity (name, contact, credit line) and attachment names; null without CONSOLE_SECRET (reports are then refused). */
   box: SecretBox | null;
   attachments: AttachmentStore | null;
 }
@@ -139,7 +139,7 @@ export function createDisclosureService(database: Database, orgs: OrgService, de
             revoked_at: null,
             affected_versions: fields.affectedVersions,
             how_found: fields.howFound,
-            credit: fields.credit,
+            sealed_credit: fields.credit ? box.seal(fields.credit) : null,
             created_at: now,
           });
           const rows: DisclosureAttachmentRow[] = [];
@@ -183,10 +183,17 @@ export function createDisclosureService(database: Database, orgs: OrgService, de
       }
     },
 
-    /** The reporter's name and contact, opened (analysts and above): the registry entry `disclosure.identity_read`. */
-    async readIdentity(orgSlug: string, incidentNumber: number, actor = 'cli'): Promise<{ name: string | null; contact: string | null }> {
+    /**
+     * The reporter's name, contact and credit line, opened (analysts and above): the registry
+     * entry `disclosure.identity_read`.
+     */
+    async readIdentity(
+      orgSlug: string,
+      incidentNumber: number,
+      actor = 'cli',
+    ): Promise<{ name: string | null; contact: string | null; credit: string | null }> {
       const box = requireBox();
-      const { org, signal } = await disclosed(orgSlug, incidentNumber);
+      const { org, signal, report } = await disclosed(orgSlug, incidentNumber);
       const at = iso(clock());
       await database.transaction((trx) =>
         appendRegistryEntry(
@@ -199,6 +206,7 @@ export function createDisclosureService(database: Database, orgs: OrgService, de
       return {
         name: signal.reporter_name ? box.open(signal.reporter_name) : null,
         contact: signal.reporter_contact ? box.open(signal.reporter_contact) : null,
+        credit: report.sealed_credit ? box.open(report.sealed_credit) : null,
       };
     },
 

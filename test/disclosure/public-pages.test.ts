@@ -103,10 +103,10 @@ describe('the public disclosure pages', () => {
         .split('\n')
         .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 2)]),
     );
-    // Without PUBLIC_URL, on the address the request came to (inject's is localhost:80).
-    assert.equal(lines.Contact, 'http://localhost:80/disclose/acme/report');
-    assert.equal(lines.Policy, 'http://localhost:80/disclose/acme');
-    assert.equal(lines.Canonical, 'http://localhost:80/disclose/acme/security.txt');
+    // Without PUBLIC_URL, on HOST and PORT (0.0.0.0 and 8080 by default), never the request's Host.
+    assert.equal(lines.Contact, 'http://localhost:8080/disclose/acme/report');
+    assert.equal(lines.Policy, 'http://localhost:8080/disclose/acme');
+    assert.equal(lines.Canonical, 'http://localhost:8080/disclose/acme/security.txt');
     assert.equal(lines['Preferred-Languages'], 'en, de');
     const expires = Date.parse(lines.Expires!);
     assert.ok(expires > h.clock.now().getTime() && expires <= h.clock.now().getTime() + 366 * 86_400_000, lines.Expires);

@@ -1,6 +1,6 @@
 import { after, before, type TestContext } from 'node:test';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { buildApp } from '../../src/app.js';
+import { type AppDeps, buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Database } from '../../src/db/index.js';
 import { MemoryRateLimitStore, RedisRateLimitStore } from '../../src/http/rate-limit/index.js';
@@ -49,7 +49,7 @@ export interface Teardown {
 export async function buildHarness(
   t: TestContext | Teardown,
   env: Record<string, string> = {},
-  options: { store?: RateLimitStore } = {},
+  options: { store?: RateLimitStore; app?: Pick<AppDeps, 'logger' | 'reportBodyPace'> } = {},
 ): Promise<Harness> {
   const testDb = await createTestDatabase();
   const config = loadConfig({ DATABASE_URL: testDb.url, LOG_LEVEL: 'silent', ...env });
@@ -71,7 +71,7 @@ export async function buildHarness(
     attachmentsDir: attachmentsDirFor(testDb.url, null),
   });
   const { orgs, keys } = services;
-  const app = await buildApp({ config, services, rateLimitStore: store, logger: false });
+  const app = await buildApp({ config, services, rateLimitStore: store, logger: false, ...options.app });
   await app.ready();
   t.after(async () => {
     await app.close();

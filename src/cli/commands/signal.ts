@@ -59,7 +59,7 @@ export function signalCommand(): Command {
   numberArgument(
     signal
       .command('show')
-      .description('one signal; with --reporter, also the sealed name and contact of a disclosure report (a registry entry)')
+      .description('one signal; with --reporter, also the sealed name, contact and credit line of a disclosure report (a registry entry)')
       .requiredOption('--org <slug>', 'organisation')
       .option('--reporter', "open the reporter's identity (recorded as disclosure.identity_read)"),
   ).action(
@@ -72,7 +72,12 @@ export function signalCommand(): Command {
         `product: ${s.product_sku ?? 'unattributed'}; cve: ${s.cve ?? '-'}`,
         s.title ?? s.description.split('\n')[0] ?? '',
       ];
-      if (reporter) lines.push(`reporter: ${reporter.name ?? 'anonymous'}`, `contact: ${reporter.contact ?? 'none given'}`);
+      if (reporter)
+        lines.push(
+          `reporter: ${reporter.name ?? 'anonymous'}`,
+          `contact: ${reporter.contact ?? 'none given'}`,
+          `credit: ${reporter.credit ?? 'none given'}`,
+        );
       return { json: reporter ? { ...s, reporter } : s, text: lines.join('\n') };
     }),
   );

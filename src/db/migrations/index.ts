@@ -14,6 +14,7 @@ import { changeNotices } from './013-change-notices.js';
 import { compactComponents } from './014-compact-components.js';
 import { abbreviatedComponents } from './015-abbreviated-components.js';
 import { namePrefixedKeys } from './016-name-prefixed-keys.js';
+import { sealedCreditLines } from './017-sealed-credit-lines.js';
 import { firmware } from './018-firmware.js';
 
 /**
@@ -36,5 +37,6 @@ export const migrations: readonly PortableMigration[] = [
   compactComponents,
   abbreviatedComponents,
   namePrefixedKeys,
+  sealedCreditLines,
   firmware,
 ];

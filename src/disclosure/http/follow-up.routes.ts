@@ -2,6 +2,7 @@ import formbody from '@fastify/formbody';
 import { Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { addressGroup } from '../../http/rate-limit/address-group.js';
 import type { RateLimitStore } from '../../http/rate-limit/store.js';
 import type { DisclosureService } from '../disclosure.service.js';
 import { DISCLOSE_PREFIX, type PublicPages } from './pages.js';
@@ -9,7 +10,7 @@ import { DISCLOSE_PREFIX, type PublicPages } from './pages.js';
 // The reporter's follow-up page: the report's state and the conversation, and the form that
 // answers the team (URL-encoded, its token checked before the handler, 30 an hour per address).
 
-/** Messages through follow-up links, per client address per hour: a conversation, not a flood. */
+/** Messages through follow-up links, per client address (an IPv6 one by its /64) per hour: a conversation, not a flood. */
 export const MESSAGE_LIMIT = 30;
 const MESSAGE_WINDOW_MS = 3_600_000;
 const MessageForm = Type.Object({ message: Type.String({ minLength: 1, maxLength: 10_000 }) });
@@ -53,7 +54,7 @@ export async function registerFollowUp(
       const message = typeof body?.message === 'string' ? body.message : '';
       if (!Value.Check(MessageForm, { message }) || !message.trim())
         return show(request, reply, null, 'Write a message of at most 10000 characters.', 400);
-      const decision = await rateLimitStore.consume(`disclose:message:${request.ip}`, MESSAGE_LIMIT, MESSAGE_WINDOW_MS);
+      const decision = await rateLimitStore.consume(`disclose:message:${addressGroup(request.ip)}`, MESSAGE_LIMIT, MESSAGE_WINDOW_MS);
       if (!decision.allowed) return tooMany(reply, 'messages', decision.retryAfterSeconds);
       const sent = await disclosure.reporterMessage(slugOf(request), token, message);
       if (!sent) return notFound(reply);

@@ -8,6 +8,7 @@ import type { Config } from '../../config.js';
 import { escapeForPage } from '../../console/format.js';
 import { publicRoutesOnly } from '../../console/permissions.js';
 import { AppError } from '../../errors.js';
+import type { BodyPace } from '../../http/body-pace.js';
 import type { RateLimitStore } from '../../http/rate-limit/store.js';
 import type { DisclosureService } from '../disclosure.service.js';
 import { renderPolicy } from '../policy-markdown.js';
@@ -31,12 +32,14 @@ export interface DisclosurePagesDeps {
   rateLimitStore: RateLimitStore;
   /** HMAC key of the form tokens (services.disclosureCsrfKey). */
   csrfKey: Buffer;
+  /** The least pace of a report's body; REPORT_BODY_PACE unless a test says otherwise. */
+  bodyPace?: BodyPace;
 }
 
 export async function registerDisclosurePages(app: FastifyInstance, deps: DisclosurePagesDeps): Promise<void> {
   const { disclosure, config } = deps;
   const pages = publicPages(config);
-  const { page, problem, notFound, base, slugOf } = pages;
+  const { page, problem, notFound, base, path, slugOf } = pages;
   await app.register(
     async (scope) => {
       await scope.register(cookie);
@@ -101,7 +104,7 @@ export async function registerDisclosurePages(app: FastifyInstance, deps: Disclo
         return page(reply, 'policy', {
           title: `Vulnerability disclosure · ${shown.org.name}`,
           org: shown.org,
-          base: base(request),
+          path: path(request),
           policyHtml: renderPolicy(shown.settings.policy),
           acknowledgeDays: shown.settings.acknowledgeDays,
           products: shown.products,
@@ -125,7 +128,7 @@ export async function registerDisclosurePages(app: FastifyInstance, deps: Disclo
         return page(reply, 'report', {
           title: `Report a vulnerability · ${shown.org.name}`,
           org: shown.org,
-          base: base(request),
+          path: path(request),
           csrf: reply.generateCsrf({ userInfo: `disclose:${shown.org.slug}` }),
           products: shown.products,
           acknowledgeDays: shown.settings.acknowledgeDays,

@@ -4,7 +4,8 @@ import { LIMITS } from '../disclosure.service.js';
 // Reads the report form's multipart body as it streams: the form token (its first part) is
 // checked before anything else is read; fields are bounded by the parser's limits; at most five
 // attachments of at most 10 MiB, refused (413) the moment a sixth begins or one grows past the
-// limit, never after the whole body is buffered.
+// limit, never after the whole body is buffered. What it keeps is held in memory as it comes
+// (`hold`, the report bodies' bound): a body that does not fit is refused ('busy') then.
 
 export const FIELD_NAMES = [
   'product',
@@ -36,15 +37,22 @@ export const MAX_FORM_BYTES =
 
 export type ReadReport =
   | { ok: true; fields: Partial<Record<FieldName, string>>; files: Array<{ name: string; bytes: Buffer }> }
-  | { ok: false; problem: 'refused' | 'too_large' | 'malformed' };
+  | { ok: false; problem: 'refused' | 'too_large' | 'malformed' | 'busy' };
 
-export async function readReport(scope: FastifyInstance, request: FastifyRequest, reply: FastifyReply): Promise<ReadReport> {
+/** `hold(bytes)`: holds that many more bytes of the body in the bound, or false when they do not fit. */
+export async function readReport(
+  scope: FastifyInstance,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  hold: (bytes: number) => boolean,
+): Promise<ReadReport> {
   const fields: Partial<Record<FieldName, string>> = {};
   const files: Array<{ name: string; bytes: Buffer }> = [];
   try {
     const parts = request.parts();
     let part = await parts.next();
     const token = !part.done && part.value.type === 'field' && part.value.fieldname === '_csrf' ? String(part.value.value) : undefined;
+    if (token !== undefined && !hold(Buffer.byteLength(token))) return { ok: false, problem: 'busy' };
     request.body = { _csrf: token };
     let passed = false;
     // Synchronous: it either calls back or has answered 403 through the scope's error handler.
@@ -56,12 +64,16 @@ export async function readReport(scope: FastifyInstance, request: FastifyRequest
       const value = part.value;
       if (value.type === 'field') {
         if (value.valueTruncated) return { ok: false, problem: 'too_large' };
+        if (!hold(Buffer.byteLength(String(value.value)))) return { ok: false, problem: 'busy' };
         if ((FIELD_NAMES as readonly string[]).includes(value.fieldname) && !(value.fieldname in fields))
           fields[value.fieldname as FieldName] = String(value.value);
         continue;
       }
       const chunks: Buffer[] = [];
-      for await (const chunk of value.file as AsyncIterable<Buffer>) chunks.push(chunk);
+      for await (const chunk of value.file as AsyncIterable<Buffer>) {
+        if (!hold(chunk.length)) return { ok: false, problem: 'busy' };
+        chunks.push(chunk);
+      }
       if (value.file.truncated) return { ok: false, problem: 'too_large' };
       const bytes = Buffer.concat(chunks);
       // A file input left empty still sends a part: no name, no bytes.

@@ -4,6 +4,8 @@ import { Value } from '@sinclair/typebox/value';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Config } from '../../config.js';
 import { AppError } from '../../errors.js';
+import { type BodyPace, watchBodyPace } from '../../http/body-pace.js';
+import { addressGroup } from '../../http/rate-limit/address-group.js';
 import type { RateLimitStore } from '../../http/rate-limit/store.js';
 import { createBodyBudget } from '../../sbom/http/body-budget.js';
 import type { DisclosureService } from '../disclosure.service.js';
@@ -12,17 +14,27 @@ import type { PublicPages } from './pages.js';
 import { MAX_FORM_BYTES, MULTIPART_LIMITS, readReport } from './read-report.js';
 
 // The report form's post (disclosure.md): per-address limits before a byte of the body is read,
-// a declared size over the maximum refused unread, the body held in a bound of its own (one
-// organisation's reports at most half of it), the form token checked first, attachments
-// counted and measured as they stream, no input reflected, the honeypot, the confirmation page
-// that shows the follow-up link once.
+// a declared size over the maximum refused unread, the body held in a bound of its own as it
+// arrives (one organisation's reports at most half of it; nothing reserved for what has not
+// come), a body slower than a living pace cut, the form token checked first, attachments counted
+// and measured as they stream, no input reflected, the honeypot, the confirmation page that
+// shows the follow-up link once.
 
-/** disclosure.md: 10 reports per address per organisation per hour, 30 per address over all. */
+/**
+ * disclosure.md: 10 reports per address per organisation per hour, 30 per address over all (an
+ * IPv6 address counted by its /64); and DISCLOSURE_ORG_REPORTS_PER_HOUR per organisation from
+ * every address together, across instances when the store is Redis.
+ */
 export const REPORT_LIMITS = { windowMs: 3_600_000, perOrganisation: 10, perAddress: 30 } as const;
 /** Report bodies in memory at once; one organisation's hold at most half (one report of the maximum size always fits). */
 const INFLIGHT_BYTES = 2 * MAX_FORM_BYTES;
 /** The report form's deadline for the whole request (its attachments may be large). */
 const REPORT_DEADLINE_MS = 5 * 60_000;
+/**
+ * The least pace of a report's body: after 10 s, 1 KiB a second over every 10 s (8 kbit/s,
+ * slower than any line a reporter uses; 50 MiB of attachments take 5 minutes at 170 KiB/s).
+ */
+export const REPORT_BODY_PACE: BodyPace = { windowMs: 10_000, minBytesPerSecond: 1024 };
 
 const optionalText = (max: number, label: string) =>
   Type.Optional(Type.String({ maxLength: max, message: `${label}: at most ${max} characters.` }));
@@ -51,11 +63,19 @@ type ReportFields = Static<typeof ReportForm>;
 
 export async function registerReportForm(
   scope: FastifyInstance,
-  deps: { config: Config; disclosure: DisclosureService; rateLimitStore: RateLimitStore; pages: PublicPages },
+  deps: {
+    config: Config;
+    disclosure: DisclosureService;
+    rateLimitStore: RateLimitStore;
+    pages: PublicPages;
+    /** REPORT_BODY_PACE unless a test says otherwise. */
+    bodyPace?: BodyPace;
+  },
 ): Promise<void> {
   const { config, disclosure, rateLimitStore } = deps;
-  const { page, problem, notFound, tooMany, base, slugOf } = deps.pages;
+  const { page, problem, notFound, tooMany, base, path, slugOf } = deps.pages;
   const bodies = createBodyBudget({ budgetBytes: INFLIGHT_BYTES, maxBodyBytes: MAX_FORM_BYTES });
+  const bodyPace = deps.bodyPace ?? REPORT_BODY_PACE;
   // The report form: the only route with a multipart parser, registered in its own scope.
   await scope.register(async (upload) => {
     await upload.register(multipart, { limits: MULTIPART_LIMITS });
@@ -67,39 +87,55 @@ export async function registerReportForm(
       reply.header('connection', 'close');
       const shown = await disclosure.publicPages(slugOf(request));
       if (!shown) return notFound(reply);
-      const address = request.ip;
-      // Every post counts, before a byte of its body is read: across all organisations, then this one.
-      for (const [bucket, limit] of [
-        [`disclose:address:${address}`, REPORT_LIMITS.perAddress],
-        [`disclose:org:${shown.org.id}:${address}`, REPORT_LIMITS.perOrganisation],
+      const address = addressGroup(request.ip);
+      // Every post counts, before a byte of its body is read: the address across all
+      // organisations, then on this one, then this organisation's form from every address. In
+      // that order, so that one address refused its share never spends the form's.
+      for (const [bucket, limit, counted] of [
+        [`disclose:address:${address}`, REPORT_LIMITS.perAddress, 'address'],
+        [`disclose:org:${shown.org.id}:${address}`, REPORT_LIMITS.perOrganisation, 'address'],
+        [`disclose:form:${shown.org.id}`, config.disclosureOrgReportsPerHour, 'form'],
       ] as const) {
         const decision = await rateLimitStore.consume(bucket, limit, REPORT_LIMITS.windowMs);
-        if (!decision.allowed) return tooMany(reply, 'reports', decision.retryAfterSeconds);
+        if (!decision.allowed) return tooMany(reply, 'reports', decision.retryAfterSeconds, counted);
       }
       if (!request.isMultipart())
         return problem(reply, 415, 'Not accepted', 'This page takes a form sent from its own page, nothing else.');
-      const declared = Number(request.headers['content-length']);
-      if (declared > MAX_FORM_BYTES) return tooLarge(reply);
-      const size = Number.isFinite(declared) && declared >= 0 ? declared : MAX_FORM_BYTES;
-      const held = bodies.hold(request, reply, shown.org.id, size);
-      if (held === 'gone') return reply;
-      if (held !== 'held') {
-        reply.header('retry-after', '5');
-        return problem(reply, 503, 'Busy', 'Too many reports are being received right now. Try again in a few seconds.');
-      }
-      const read = await readReport(scope, request, reply);
+      if (Number(request.headers['content-length']) > MAX_FORM_BYTES) return tooLarge(reply);
+      // Nothing is reserved up front: what the body brings is held as it comes, so a body that
+      // trickles holds what it sent, and one that trickles too slowly is cut.
+      const account = bodies.account(request, reply, shown.org.id);
+      if (!account) return reply;
+      let refusal: 'full' | 'share' | 'gone' | null = null;
+      const hold = (bytes: number) => {
+        const outcome = account.take(bytes);
+        if (outcome === 'held') return true;
+        refusal = outcome;
+        return false;
+      };
+      watchBodyPace(request, reply, bodyPace);
+      const read = await readReport(scope, request, reply, hold);
       // Read to its end: the connection may serve the next request.
       if (read.ok) reply.removeHeader('connection');
       if (!read.ok) {
         if (read.problem === 'refused') return reply;
         if (read.problem === 'too_large') return tooLarge(reply);
+        if (read.problem === 'busy') {
+          if (refusal === 'gone') return reply;
+          request.log.warn(
+            { heldBytes: bodies.heldBytes, organisationHeldBytes: bodies.heldFor(shown.org.id), refusal },
+            'report refused: report bodies fill their memory',
+          );
+          reply.header('retry-after', '5');
+          return problem(reply, 503, 'Busy', 'Too many reports are being received right now. Try again in a few seconds.');
+        }
         return problem(reply, 400, 'Bad request', 'The form could not be read. Go back and send it again.');
       }
       const fields = read.fields as ReportFields;
       const errors = [...Value.Errors(ReportForm, fields)].map((e) => e.schema.message ?? `${e.path.slice(1)}: ${e.message}`);
       if (errors.length > 0) {
         // No input is reflected: the page names what is wrong, the browser's Back keeps what was typed.
-        return page(reply, 'invalid', { title: 'Report not sent', org: shown.org, errors: [...new Set(errors)], base: base(request) }, 400);
+        return page(reply, 'invalid', { title: 'Report not sent', org: shown.org, errors: [...new Set(errors)], path: path(request) }, 400);
       }
       // A filled honeypot: a bot. It sees the normal confirmation, and nothing is created.
       if (fields.website?.trim()) {
@@ -132,7 +168,7 @@ export async function registerReportForm(
         });
       } catch (error) {
         if (error instanceof AppError && error.code === 'validation_failed')
-          return page(reply, 'invalid', { title: 'Report not sent', org: shown.org, errors: [error.message], base: base(request) }, 400);
+          return page(reply, 'invalid', { title: 'Report not sent', org: shown.org, errors: [error.message], path: path(request) }, 400);
         throw error;
       }
     });

@@ -16,7 +16,10 @@ export const RETRY_AFTER_SECONDS = 5;
  * SBOM_REQUEST_TIMEOUT_MS: two chunked ones, or thirteen declaring 8 MiB, held the whole budget
  * and every organisation's uploads were refused. Now the others always keep the other half.
  * Runs as the route's preParsing hook: after authentication, before the body is read. The
- * console's upload form holds from the same budget (one per process, made in app.ts).
+ * console's upload form holds from the same budget (one per process, made in app.ts). The
+ * disclosure report form, anonymous, holds from a budget of its own through `account`: the bytes
+ * as they arrive, nothing up front (two chunked reports that trickled a byte a second held its
+ * whole budget otherwise).
  */
 export function createBodyBudget(options: { budgetBytes: number; maxBodyBytes: number }) {
   const budget = Math.max(options.budgetBytes, options.maxBodyBytes);
@@ -25,30 +28,68 @@ export function createBodyBudget(options: { budgetBytes: number; maxBodyBytes: n
   /** Bytes held, by organisation. */
   const heldBy = new Map<string, number>();
 
+  /** Whether `size` more bytes of the organisation's fit: 'held', or which bound they pass. */
+  function fits(organisation: string, size: number): 'held' | 'full' | 'share' {
+    if (held + size > budget) return 'full';
+    if ((heldBy.get(organisation) ?? 0) + size > organisationShare) return 'share';
+    return 'held';
+  }
+
+  function add(organisation: string, size: number): void {
+    held += size;
+    const left = (heldBy.get(organisation) ?? 0) + size;
+    if (left === 0) heldBy.delete(organisation);
+    else heldBy.set(organisation, left);
+  }
+
+  /** A client gone before anything is held: its 'close' has fired already, and what it held would never be given back. */
+  const gone = (request: FastifyRequest, reply: FastifyReply) => request.raw.destroyed || reply.raw.destroyed || reply.raw.closed;
+
   /**
    * Holds `size` bytes of the organisation's until the reply's connection closes: 'held', or
    * why not ('full': the bound; 'share': the organisation's half; 'gone': the client left
    * already, nothing held and nothing to answer).
    */
   function hold(request: FastifyRequest, reply: FastifyReply, organisation: string, size: number): 'held' | 'full' | 'share' | 'gone' {
-    // A client gone while it was authenticated: its 'close' has fired already, and what it
-    // reserved would never be given back.
-    if (request.raw.destroyed || reply.raw.destroyed || reply.raw.closed) return 'gone';
-    const organisationHeld = heldBy.get(organisation) ?? 0;
-    if (held + size > budget) return 'full';
-    if (organisationHeld + size > organisationShare) return 'share';
-    held += size;
-    heldBy.set(organisation, organisationHeld + size);
-    let released = false;
-    reply.raw.once('close', () => {
-      if (released) return;
-      released = true;
-      held -= size;
-      const left = heldBy.get(organisation)! - size;
-      if (left === 0) heldBy.delete(organisation);
-      else heldBy.set(organisation, left);
-    });
+    // A client gone while it was authenticated.
+    if (gone(request, reply)) return 'gone';
+    const outcome = fits(organisation, size);
+    if (outcome !== 'held') return outcome;
+    add(organisation, size);
+    reply.raw.once('close', () => add(organisation, -size));
     return 'held';
+  }
+
+  /**
+   * An account that holds the organisation's bytes as they arrive, never before (the report
+   * form: nothing is reserved for a body that has not come, so a body that trickles holds only
+   * what it sent), all given back when the reply's connection closes; null when the client left
+   * already. Its `take(bytes)` holds `bytes` more, or says which bound they would pass, or
+   * 'gone' once the connection has closed.
+   */
+  function account(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    organisation: string,
+  ): { take(bytes: number): 'held' | 'full' | 'share' | 'gone' } | null {
+    if (gone(request, reply)) return null;
+    let mine = 0;
+    let closed = false;
+    reply.raw.once('close', () => {
+      closed = true;
+      add(organisation, -mine);
+      mine = 0;
+    });
+    return {
+      take(bytes) {
+        if (closed) return 'gone';
+        const outcome = fits(organisation, bytes);
+        if (outcome !== 'held') return outcome;
+        add(organisation, bytes);
+        mine += bytes;
+        return 'held';
+      },
+    };
   }
 
   return {
@@ -60,6 +101,7 @@ export function createBodyBudget(options: { budgetBytes: number; maxBodyBytes: n
       return heldBy.get(organisation) ?? 0;
     },
     hold,
+    account,
     /** The API route's preParsing hook: holds the declared size, or answers 503 with Retry-After. */
     async reserve(request: FastifyRequest, reply: FastifyReply): Promise<void> {
       const declared = Number(request.headers['content-length']);

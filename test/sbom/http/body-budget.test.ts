@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { createBodyBudget } from '../../../src/sbom/http/body-budget.js';
 
 // The bound on SBOM bodies in memory, on a Fastify server of its own: an authentication that
@@ -70,5 +71,46 @@ describe('body budget', () => {
     for (const t of [...trickles, theirs]) t.close();
     await settle(300);
     assert.equal(budget.heldBytes, 0);
+  });
+});
+
+describe('body budget: an account of bytes as they arrive (the report form)', () => {
+  /** A request and its reply, as far as the budget looks at them; `close()` is the connection closing. */
+  function exchange() {
+    const raw = new EventEmitter() as EventEmitter & { destroyed: boolean; closed: boolean };
+    raw.destroyed = false;
+    raw.closed = false;
+    const request = { raw: { destroyed: false } } as unknown as FastifyRequest;
+    const reply = { raw } as unknown as FastifyReply;
+    return { request, reply, close: () => raw.emit('close') };
+  }
+
+  it("holds nothing up front, then what arrives, within the organisation's half and the bound; gives it all back", () => {
+    const budget = createBodyBudget({ budgetBytes: 100 * MiB, maxBodyBytes: 50 * MiB });
+    const a1 = exchange();
+    const a2 = exchange();
+    const b = exchange();
+    const accountA1 = budget.account(a1.request, a1.reply, 'a')!;
+    const accountA2 = budget.account(a2.request, a2.reply, 'a')!;
+    const accountB = budget.account(b.request, b.reply, 'b')!;
+    assert.equal(budget.heldBytes, 0, 'nothing for bodies that have not come');
+    assert.equal(accountA1.take(30 * MiB), 'held');
+    assert.equal(accountA2.take(20 * MiB), 'held');
+    assert.equal(accountA2.take(1), 'share', "past the organisation's half");
+    assert.equal(accountB.take(50 * MiB), 'held', 'the other half is theirs');
+    assert.equal(budget.heldFor('a'), 50 * MiB);
+    a1.close();
+    assert.equal(budget.heldFor('a'), 20 * MiB);
+    assert.equal(accountA1.take(1), 'gone');
+    a2.close();
+    b.close();
+    assert.equal(budget.heldBytes, 0);
+  });
+
+  it('answers null for a client already gone, holding nothing', () => {
+    const budget = createBodyBudget({ budgetBytes: 100 * MiB, maxBodyBytes: 50 * MiB });
+    const gone = exchange();
+    (gone.reply.raw as unknown as { closed: boolean }).closed = true;
+    assert.equal(budget.account(gone.request, gone.reply, 'a'), null);
   });
 });
