@@ -91,7 +91,7 @@ describe('two instances on one PostgreSQL and one Redis', { skip: TEST_BACKEND !
       const ready = await fetch(`${servers[0]!.url}/readyz`);
       assert.equal(ready.status, 200);
       assert.deepEqual(await ready.json(), { status: 'ready', database: 'ok', rate_limit: 'degraded' });
-      assert.match(servers[0]!.logs(), /Redis unreachable: rate limits are per instance/);
+      await servers[0]!.waitForLog(/Redis unreachable: rate limits are per instance/);
     } finally {
       await redis.start();
     }
