@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { onOwnSocket } from './postgres-socket.js';
 
 /**
  * Tells a frozen PostgreSQL (a stopped process, a hung host, a network that drops packets)
@@ -27,13 +28,9 @@ export class DatabaseFrozenError extends Error {
   }
 }
 
-/** The socket under a pg client (not in pg's type definitions). */
-export function socketOf(client: pg.Client | pg.PoolClient): { destroy(): void; ref?(): void; unref?(): void } | undefined {
-  return (client as unknown as { connection?: { stream?: { destroy(): void; ref?(): void; unref?(): void } } }).connection?.stream;
-}
-
-export function closeSocket(client: pg.Client | pg.PoolClient): void {
-  socketOf(client)?.destroy();
+/** A connection the watchdog watches: closed at once when the server is found frozen. */
+export interface WatchedConnection {
+  close(): void;
 }
 
 export interface StallWatchdog {
@@ -41,11 +38,11 @@ export interface StallWatchdog {
   readonly frozen: boolean;
   /** The error new work gets while frozen. */
   frozenError(): DatabaseFrozenError;
-  /** A statement on `client` began; call the returned function when it settles. */
-  began(client: pg.PoolClient): () => void;
+  /** A round trip began on `connection`; call the returned function when it settles. */
+  began(connection: WatchedConnection): () => void;
   /** A connection the pool made (closed when the server is found frozen). */
-  opened(client: pg.PoolClient): void;
-  closed(client: pg.PoolClient): void;
+  opened(connection: WatchedConnection): void;
+  closed(connection: WatchedConnection): void;
   /** Called once each time the server is found frozen. */
   onFrozen(listener: (error: DatabaseFrozenError) => void): void;
   stop(): void;
@@ -54,40 +51,38 @@ export interface StallWatchdog {
 const TICK_MS = 250;
 const FROZEN_PROBE_INTERVAL_MS = 1_000;
 
+/** Whether the server answers `select 1` on a new connection within `timeoutMs`. */
+async function answers(url: string, timeoutMs: number): Promise<'yes' | 'no' | 'unknown'> {
+  const { config, socket } = onOwnSocket({ connectionString: url, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
+  const client = new pg.Client(config);
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return 'yes';
+  } catch (error) {
+    const message = (error as Error).message ?? '';
+    return /timeout/i.test(message) ? 'no' : 'unknown';
+  } finally {
+    client.end().catch(() => {});
+    // A client stuck in its connection attempt to a frozen server holds a socket otherwise.
+    socket.destroy();
+  }
+}
+
 export function startStallWatchdog(url: string, timeouts: StallTimeouts): StallWatchdog {
-  const clients = new Set<pg.PoolClient>();
-  // Start of the oldest unanswered statement per connection.
-  const waiting = new Map<pg.PoolClient, number>();
+  const connections = new Set<WatchedConnection>();
+  // Start of the oldest unanswered round trip per connection.
+  const waiting = new Map<WatchedConnection, number>();
   const listeners: Array<(error: DatabaseFrozenError) => void> = [];
   let frozen = false;
   let probing = false;
   let lastProbe = 0;
 
-  async function answers(): Promise<'yes' | 'no' | 'unknown'> {
-    const client = new pg.Client({
-      connectionString: url,
-      connectionTimeoutMillis: timeouts.probeTimeoutMs,
-      query_timeout: timeouts.probeTimeoutMs,
-    });
-    client.on('error', () => {});
-    try {
-      await client.connect();
-      await client.query('select 1');
-      return 'yes';
-    } catch (error) {
-      const message = (error as Error).message ?? '';
-      return /timeout/i.test(message) ? 'no' : 'unknown';
-    } finally {
-      client.end().catch(() => {});
-      // A client stuck in its connection attempt to a frozen server holds a socket otherwise.
-      closeSocket(client);
-    }
-  }
-
   function freeze(): void {
     frozen = true;
     const error = new DatabaseFrozenError(timeouts.probeTimeoutMs);
-    for (const client of clients) closeSocket(client);
+    for (const connection of connections) connection.close();
     waiting.clear();
     for (const listener of listeners) listener(error);
   }
@@ -96,7 +91,7 @@ export function startStallWatchdog(url: string, timeouts: StallTimeouts): StallW
     probing = true;
     lastProbe = Date.now();
     try {
-      const verdict = await answers();
+      const verdict = await answers(url, timeouts.probeTimeoutMs);
       if (verdict === 'yes') frozen = false;
       else if (verdict === 'no' && !frozen) freeze();
     } finally {
@@ -125,14 +120,14 @@ export function startStallWatchdog(url: string, timeouts: StallTimeouts): StallW
       return frozen;
     },
     frozenError: () => new DatabaseFrozenError(timeouts.probeTimeoutMs),
-    began(client) {
-      if (!waiting.has(client)) waiting.set(client, Date.now());
-      return () => waiting.delete(client);
+    began(connection) {
+      if (!waiting.has(connection)) waiting.set(connection, Date.now());
+      return () => waiting.delete(connection);
     },
-    opened: (client) => clients.add(client),
-    closed(client) {
-      clients.delete(client);
-      waiting.delete(client);
+    opened: (connection) => connections.add(connection),
+    closed(connection) {
+      connections.delete(connection);
+      waiting.delete(connection);
     },
     onFrozen: (listener) => listeners.push(listener),
     stop: () => clearInterval(timer),
