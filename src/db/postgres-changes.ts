@@ -2,7 +2,7 @@ import pg from 'pg';
 import { CHANGES_CHANNEL } from './migrations/013-change-notices.js';
 import type { Socket } from 'node:net';
 import { onOwnSocket } from './postgres-socket.js';
-import type { StallWatchdog } from './postgres-stall.js';
+import { serverAnswered, type StallWatchdog } from './postgres-stall.js';
 
 /**
  * PostgreSQL's change token: a number that moves whenever API keys or organisations change,
@@ -74,10 +74,10 @@ export function listenForChanges(url: string, options: ListenOptions): ChangeLis
       try {
         // Bounded by the client's query_timeout (syncTimeoutMs).
         await on.query('select 1');
-      } catch {
+        settled(true);
+      } catch (error) {
+        settled(serverAnswered(error));
         lost(on);
-      } finally {
-        settled();
       }
       for (const resolve of batch) resolve();
     }

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { afterRunning, runningNow } from '../shared/running-time.js';
 import { onOwnSocket } from './postgres-socket.js';
 
 /**
@@ -11,6 +12,12 @@ import { onOwnSocket } from './postgres-socket.js';
  * repeated each second until the server answers again. A probe refused for another reason
  * (connection refused, too many connections) decides nothing: those failures reach the
  * requests themselves without delay.
+ *
+ * A slow host is not a frozen server. Both waits count only time in which this process ran
+ * (shared/running-time.ts): seconds in which the host did not schedule it, or a long task held
+ * its event loop, are not the server's silence, and an answer that came meanwhile is read before
+ * the probe's verdict. And a server that answered any statement of this process while the probe
+ * waited is alive, however slowly it takes a new connection.
  */
 export interface StallTimeouts {
   /** A statement without an answer for this long makes the watchdog probe the server. */
@@ -33,13 +40,19 @@ export interface WatchedConnection {
   close(): void;
 }
 
+/** Whether a statement's outcome came from the server (a result, or an error it sent). */
+export const serverAnswered = (error?: unknown) => error === undefined || error instanceof pg.DatabaseError;
+
 export interface StallWatchdog {
   /** True while the server is known frozen: new work is refused at once. */
   readonly frozen: boolean;
   /** The error new work gets while frozen. */
   frozenError(): DatabaseFrozenError;
-  /** A round trip began on `connection`; call the returned function when it settles. */
-  began(connection: WatchedConnection): () => void;
+  /**
+   * A round trip began on `connection`; call the returned function when it settles, saying
+   * whether the server answered it (serverAnswered).
+   */
+  began(connection: WatchedConnection): (answered: boolean) => void;
   /** A connection the pool made (closed when the server is found frozen). */
   opened(connection: WatchedConnection): void;
   closed(connection: WatchedConnection): void;
@@ -51,33 +64,42 @@ export interface StallWatchdog {
 const TICK_MS = 250;
 const FROZEN_PROBE_INTERVAL_MS = 1_000;
 
-/** Whether the server answers `select 1` on a new connection within `timeoutMs`. */
-async function answers(url: string, timeoutMs: number): Promise<'yes' | 'no' | 'unknown'> {
-  const { config, socket } = onOwnSocket({ connectionString: url, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
+type Verdict = 'yes' | 'no' | 'unknown';
+
+/** Whether the server answers `select 1` on a new connection within `timeoutMs` of running time. */
+async function answers(url: string, timeoutMs: number): Promise<Verdict> {
+  const { config, socket } = onOwnSocket({ connectionString: url });
   const client = new pg.Client(config);
   client.on('error', () => {});
+  let late = false;
+  // A client stuck in its connection attempt to a frozen server holds a socket otherwise.
+  const cancel = afterRunning(timeoutMs, () => {
+    late = true;
+    socket.destroy();
+  });
   try {
     await client.connect();
     await client.query('select 1');
     return 'yes';
-  } catch (error) {
-    const message = (error as Error).message ?? '';
-    return /timeout/i.test(message) ? 'no' : 'unknown';
+  } catch {
+    return late ? 'no' : 'unknown';
   } finally {
+    cancel();
     client.end().catch(() => {});
-    // A client stuck in its connection attempt to a frozen server holds a socket otherwise.
     socket.destroy();
   }
 }
 
 export function startStallWatchdog(url: string, timeouts: StallTimeouts): StallWatchdog {
   const connections = new Set<WatchedConnection>();
-  // Start of the oldest unanswered round trip per connection.
+  // Start of the oldest unanswered round trip per connection, in running time.
   const waiting = new Map<WatchedConnection, number>();
   const listeners: Array<(error: DatabaseFrozenError) => void> = [];
   let frozen = false;
   let probing = false;
   let lastProbe = 0;
+  // When the server last answered a statement of this process, in running time.
+  let answeredAt = Number.NEGATIVE_INFINITY;
 
   function freeze(): void {
     frozen = true;
@@ -89,9 +111,12 @@ export function startStallWatchdog(url: string, timeouts: StallTimeouts): StallW
 
   async function probe(): Promise<void> {
     probing = true;
-    lastProbe = Date.now();
+    const since = runningNow();
+    lastProbe = since;
     try {
-      const verdict = await answers(url, timeouts.probeTimeoutMs);
+      let verdict = await answers(url, timeouts.probeTimeoutMs);
+      // Another connection had an answer meanwhile: slow to take a new connection, not frozen.
+      if (verdict === 'no' && answeredAt >= since) verdict = 'yes';
       if (verdict === 'yes') frozen = false;
       else if (verdict === 'no' && !frozen) freeze();
     } finally {
@@ -101,7 +126,7 @@ export function startStallWatchdog(url: string, timeouts: StallTimeouts): StallW
 
   const timer = setInterval(() => {
     if (probing) return;
-    const now = Date.now();
+    const now = runningNow();
     if (frozen) {
       if (now - lastProbe >= FROZEN_PROBE_INTERVAL_MS) void probe();
       return;
@@ -121,8 +146,11 @@ export function startStallWatchdog(url: string, timeouts: StallTimeouts): StallW
     },
     frozenError: () => new DatabaseFrozenError(timeouts.probeTimeoutMs),
     began(connection) {
-      if (!waiting.has(connection)) waiting.set(connection, Date.now());
-      return () => waiting.delete(connection);
+      if (!waiting.has(connection)) waiting.set(connection, runningNow());
+      return (answered) => {
+        waiting.delete(connection);
+        if (answered) answeredAt = runningNow();
+      };
     },
     opened: (connection) => connections.add(connection),
     closed(connection) {

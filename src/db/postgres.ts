@@ -9,7 +9,7 @@ import { listenForChanges } from './postgres-changes.js';
 import { findOrInsertPostgres } from './postgres-find-or-insert.js';
 import { Slots } from '../shared/slots.js';
 import { onOwnSocket } from './postgres-socket.js';
-import { startStallWatchdog, type StallTimeouts, type StallWatchdog } from './postgres-stall.js';
+import { serverAnswered, startStallWatchdog, type StallTimeouts, type StallWatchdog } from './postgres-stall.js';
 import type { DB } from './schema.js';
 import { insideTransaction, pingOrProbe, refuseNested } from './transaction-scope.js';
 
@@ -78,12 +78,12 @@ class GuardedConnection implements PostgresPoolClient {
     const settled = this.watchdog.began(this);
     return this.client.query(text, parameters as unknown[]).then(
       (result) => {
-        settled();
+        settled(true);
         // pg types `command` as any string: Kysely reads the counts of the four it names.
         return result as unknown as PostgresQueryResult<R>;
       },
       (error: unknown) => {
-        settled();
+        settled(serverAnswered(error));
         if ((error as Error | null)?.message === 'Query read timeout') this.close();
         throw error;
       },
@@ -139,10 +139,9 @@ export function openPostgres(url: string, poolSize = 10, timeouts: PostgresTimeo
   // forever. Opening a connection is bounded by the connect timeout (the client's own); waiting
   // for a free pooled connection, which under load is queueing, not an outage, may also last
   // until a stuck statement gave its connection back (the pool's).
-  // Each client on a socket of its own making (postgres-socket.ts), which a GuardedConnection
-  // closes.
   const connectTimeoutMs = timeouts.connectTimeoutMs;
   const sockets = new WeakMap<pg.Client, Socket>();
+  // Each client on a socket of our own (postgres-socket.ts), which its GuardedConnection closes.
   class BoundedClient extends pg.Client {
     constructor(config: pg.ClientConfig) {
       const own = onOwnSocket({ ...config, connectionTimeoutMillis: connectTimeoutMs });
