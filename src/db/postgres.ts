@@ -7,7 +7,7 @@ import { assertStorableParameters } from './storable-parameters.js';
 import type { Database } from './database.js';
 import { listenForChanges } from './postgres-changes.js';
 import { findOrInsertPostgres } from './postgres-find-or-insert.js';
-import { Slots } from '../shared/slots.js';
+import { KeyedSlots, Slots } from '../shared/slots.js';
 import { onOwnSocket } from './postgres-socket.js';
 import { serverAnswered, startStallWatchdog, type StallTimeouts, type StallWatchdog } from './postgres-stall.js';
 import type { DB } from './schema.js';
@@ -152,6 +152,8 @@ export function openPostgres(url: string, poolSize = 10, timeouts: PostgresTimeo
   // Connections the bulk stores of new components (findOrInsert) may hold at once, all uploads
   // together: four in ten of the pool, so that the other six always serve requests.
   const bulkSlots = new Slots(Math.max(1, Math.floor(poolSize * BULK_SHARE_OF_POOL)));
+  // Transactions that will wait for the same row lock (TransactionOptions.queue): two at a time.
+  const lockQueues = new KeyedSlots(2);
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
@@ -196,21 +198,23 @@ export function openPostgres(url: string, poolSize = 10, timeouts: PostgresTimeo
     availability,
     // PostgreSQL commits durably (synchronous_commit=on) and group-commits concurrent
     // transactions itself; each call gets its own transaction on a pooled connection.
-    transaction(work) {
+    transaction(work, options) {
       try {
         refuseNested();
       } catch (error) {
         return Promise.reject(error);
       }
-      return availability.track(
-        db
-          .transaction()
-          .execute((trx) => insideTransaction(() => work(trx)))
-          .then((value) => {
-            changes.committed();
-            return value;
-          }),
-      );
+      const run = () =>
+        availability.track(
+          db
+            .transaction()
+            .execute((trx) => insideTransaction(() => work(trx)))
+            .then((value) => {
+              changes.committed();
+              return value;
+            }),
+        );
+      return options?.queue ? lockQueues.run(options.queue, run) : run();
     },
     // Multi-row INSERTs of up to ~1,000 rows, one round trip each, on the transaction's connection.
     bulkInsert(trx, table, columns, values) {
