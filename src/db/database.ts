@@ -11,12 +11,12 @@ export type Executor = Kysely<DB> | Trx;
 export interface TransactionOptions {
   /**
    * Names the row lock the transaction will wait for (say an organisation's, which numbering
-   * and the registry take): of the transactions naming the same one, at most two run at once in
-   * this process on PostgreSQL (one holding the lock, the next already waiting for it), the
-   * others wait in the process. A burst of them would otherwise fill the pool with transactions
-   * waiting for that one lock, each holding a connection everyone else needs and each wait
-   * counted against the statement timeout, which a burst on a busy host outlasts. SQLite runs
-   * its transactions one at a time already.
+   * and the registry take): of the transactions naming the same one, one at a time runs in this
+   * process on PostgreSQL, the others wait in the process, so it waits for that lock behind at
+   * most one transaction of each other instance. A burst of them would otherwise fill the pool
+   * with transactions waiting for that one lock, each holding a connection everyone else needs
+   * and each wait counted against the statement timeout, which a burst on a busy host outlasts
+   * (the lock's holders are slow there too). SQLite runs its transactions one at a time already.
    */
   queue?: string;
 }

@@ -152,8 +152,8 @@ export function openPostgres(url: string, poolSize = 10, timeouts: PostgresTimeo
   // Connections the bulk stores of new components (findOrInsert) may hold at once, all uploads
   // together: four in ten of the pool, so that the other six always serve requests.
   const bulkSlots = new Slots(Math.max(1, Math.floor(poolSize * BULK_SHARE_OF_POOL)));
-  // Transactions that will wait for the same row lock (TransactionOptions.queue): two at a time.
-  const lockQueues = new KeyedSlots(2);
+  // Transactions that will wait for the same row lock (TransactionOptions.queue): one at a time.
+  const lockQueues = new KeyedSlots(1);
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,

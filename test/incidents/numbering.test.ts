@@ -115,7 +115,7 @@ describe('incident numbering under concurrency', () => {
   });
 
   // Numbering takes the organisation's row lock until commit. A burst of one organisation's
-  // reports queues for it in the process, two at a time, so the pool's other connections stay
+  // reports queues for it in the process, one at a time, so the pool's other connections stay
   // free for everyone else, and a report's wait for the lock is short enough for the statement
   // timeout however long the burst (a busy host made 400 concurrent reports outlast it).
   it("a burst of one organisation's reports leaves the pool to everyone else", {
