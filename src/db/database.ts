@@ -8,6 +8,19 @@ export type Trx = Transaction<DB>;
 /** What repositories accept: the database itself or a transaction on it. */
 export type Executor = Kysely<DB> | Trx;
 
+export interface TransactionOptions {
+  /**
+   * Names the row lock the transaction will wait for (say an organisation's, which numbering
+   * and the registry take): of the transactions naming the same one, one at a time runs in this
+   * process on PostgreSQL, the others wait in the process, so it waits for that lock behind at
+   * most one transaction of each other instance. A burst of them would otherwise fill the pool
+   * with transactions waiting for that one lock, each holding a connection everyone else needs
+   * and each wait counted against the statement timeout, which a burst on a busy host outlasts
+   * (the lock's holders are slow there too). SQLite runs its transactions one at a time already.
+   */
+  queue?: string;
+}
+
 /**
  * The handle every service receives. Feature code reads through `db` and writes through
  * `transaction`, which resolves only once the commit is durable. It never asks which database
@@ -22,7 +35,7 @@ export interface Database {
    * failing call never undoes another. Inside `work`, use only `trx`, and never nest calls:
    * a call from inside another's work rejects with NestedTransactionError.
    */
-  transaction<T>(work: (trx: Trx) => Promise<T>): Promise<T>;
+  transaction<T>(work: (trx: Trx) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /**
    * Inserts many rows into `table` inside `trx` (a transaction from `transaction`), in the
    * fastest way this database offers. `values` holds the rows flat, one after another, each

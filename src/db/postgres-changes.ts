@@ -1,6 +1,8 @@
 import pg from 'pg';
 import { CHANGES_CHANNEL } from './migrations/013-change-notices.js';
-import { closeSocket, socketOf } from './postgres-stall.js';
+import type { Socket } from 'node:net';
+import { onOwnSocket } from './postgres-socket.js';
+import { serverAnswered, type StallWatchdog } from './postgres-stall.js';
 
 /**
  * PostgreSQL's change token: a number that moves whenever API keys or organisations change,
@@ -38,8 +40,8 @@ export interface ListenOptions {
   connectTimeoutMs: number;
   /** A round trip without an answer for this long loses the connection. */
   syncTimeoutMs: number;
-  /** Tells the stall watchdog a round trip began; returns what to call when it settles. */
-  watch(client: pg.Client): () => void;
+  /** Watches each round trip (the connection is closed when the server is found frozen). */
+  watchdog: Pick<StallWatchdog, 'began'>;
 }
 
 export function listenForChanges(url: string, options: ListenOptions): ChangeListener {
@@ -48,6 +50,8 @@ export function listenForChanges(url: string, options: ListenOptions): ChangeLis
   let listening = false;
   let closed = false;
   let client: pg.Client | null = null;
+  // The socket under each client (made by us: postgres-socket.ts).
+  const sockets = new WeakMap<pg.Client, Socket>();
   let retry: NodeJS.Timeout | null = null;
   // Callers waiting for the next round trip, and whether one is out.
   let waiting: Array<() => void> = [];
@@ -66,14 +70,14 @@ export function listenForChanges(url: string, options: ListenOptions): ChangeLis
     while (waiting.length > 0 && client === on && listening) {
       const batch = waiting;
       waiting = [];
-      const settled = options.watch(on);
+      const settled = options.watchdog.began({ close: () => sockets.get(on)?.destroy() });
       try {
         // Bounded by the client's query_timeout (syncTimeoutMs).
         await on.query('select 1');
-      } catch {
+        settled(true);
+      } catch (error) {
+        settled(serverAnswered(error));
         lost(on);
-      } finally {
-        settled();
       }
       for (const resolve of batch) resolve();
     }
@@ -93,7 +97,7 @@ export function listenForChanges(url: string, options: ListenOptions): ChangeLis
     generation++;
     release();
     which.end().catch(() => {});
-    closeSocket(which);
+    sockets.get(which)?.destroy();
     if (!closed && retry === null) {
       retry = setTimeout(() => {
         retry = null;
@@ -104,7 +108,7 @@ export function listenForChanges(url: string, options: ListenOptions): ChangeLis
   }
 
   async function connect(): Promise<void> {
-    const next = new pg.Client({
+    const own = onOwnSocket({
       connectionString: url,
       connectionTimeoutMillis: connectTimeoutMs,
       keepAlive: true,
@@ -113,6 +117,8 @@ export function listenForChanges(url: string, options: ListenOptions): ChangeLis
       // Named, so an operator (and a test) can tell it in pg_stat_activity.
       application_name: LISTENER_NAME,
     });
+    const next = new pg.Client(own.config);
+    sockets.set(next, own.socket);
     client = next;
     next.on('notification', () => {
       generation++;
@@ -126,7 +132,7 @@ export function listenForChanges(url: string, options: ListenOptions): ChangeLis
       generation++;
       listening = true;
       // The connection only waits for notices: it must not keep the process alive.
-      socketOf(next)?.unref?.();
+      own.socket.unref();
     } catch {
       lost(next);
     }
@@ -165,7 +171,7 @@ export function listenForChanges(url: string, options: ListenOptions): ChangeLis
       if (!last) return;
       // Its socket was unref'd: made to count again, or the wait for it to close would not keep
       // the process alive and never end.
-      socketOf(last)?.ref?.();
+      sockets.get(last)?.ref();
       await last.end().catch(() => {});
     },
   };

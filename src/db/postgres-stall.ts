@@ -1,4 +1,6 @@
 import pg from 'pg';
+import { afterRunning, runningNow } from '../shared/running-time.js';
+import { onOwnSocket } from './postgres-socket.js';
 
 /**
  * Tells a frozen PostgreSQL (a stopped process, a hung host, a network that drops packets)
@@ -10,6 +12,12 @@ import pg from 'pg';
  * repeated each second until the server answers again. A probe refused for another reason
  * (connection refused, too many connections) decides nothing: those failures reach the
  * requests themselves without delay.
+ *
+ * A slow host is not a frozen server. Both waits count only time in which this process ran
+ * (shared/running-time.ts): seconds in which the host did not schedule it, or a long task held
+ * its event loop, are not the server's silence, and an answer that came meanwhile is read before
+ * the probe's verdict. And a server that answered any statement of this process while the probe
+ * waited is alive, however slowly it takes a new connection.
  */
 export interface StallTimeouts {
   /** A statement without an answer for this long makes the watchdog probe the server. */
@@ -27,25 +35,27 @@ export class DatabaseFrozenError extends Error {
   }
 }
 
-/** The socket under a pg client (not in pg's type definitions). */
-export function socketOf(client: pg.Client | pg.PoolClient): { destroy(): void; ref?(): void; unref?(): void } | undefined {
-  return (client as unknown as { connection?: { stream?: { destroy(): void; ref?(): void; unref?(): void } } }).connection?.stream;
+/** A connection the watchdog watches: closed at once when the server is found frozen. */
+export interface WatchedConnection {
+  close(): void;
 }
 
-export function closeSocket(client: pg.Client | pg.PoolClient): void {
-  socketOf(client)?.destroy();
-}
+/** Whether a statement's outcome came from the server (a result, or an error it sent). */
+export const serverAnswered = (error?: unknown) => error === undefined || error instanceof pg.DatabaseError;
 
 export interface StallWatchdog {
   /** True while the server is known frozen: new work is refused at once. */
   readonly frozen: boolean;
   /** The error new work gets while frozen. */
   frozenError(): DatabaseFrozenError;
-  /** A statement on `client` began; call the returned function when it settles. */
-  began(client: pg.PoolClient): () => void;
+  /**
+   * A round trip began on `connection`; call the returned function when it settles, saying
+   * whether the server answered it (serverAnswered).
+   */
+  began(connection: WatchedConnection): (answered: boolean) => void;
   /** A connection the pool made (closed when the server is found frozen). */
-  opened(client: pg.PoolClient): void;
-  closed(client: pg.PoolClient): void;
+  opened(connection: WatchedConnection): void;
+  closed(connection: WatchedConnection): void;
   /** Called once each time the server is found frozen. */
   onFrozen(listener: (error: DatabaseFrozenError) => void): void;
   stop(): void;
@@ -54,49 +64,59 @@ export interface StallWatchdog {
 const TICK_MS = 250;
 const FROZEN_PROBE_INTERVAL_MS = 1_000;
 
+type Verdict = 'yes' | 'no' | 'unknown';
+
+/** Whether the server answers `select 1` on a new connection within `timeoutMs` of running time. */
+async function answers(url: string, timeoutMs: number): Promise<Verdict> {
+  const { config, socket } = onOwnSocket({ connectionString: url });
+  const client = new pg.Client(config);
+  client.on('error', () => {});
+  let late = false;
+  // A client stuck in its connection attempt to a frozen server holds a socket otherwise.
+  const cancel = afterRunning(timeoutMs, () => {
+    late = true;
+    socket.destroy();
+  });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return 'yes';
+  } catch {
+    return late ? 'no' : 'unknown';
+  } finally {
+    cancel();
+    client.end().catch(() => {});
+    socket.destroy();
+  }
+}
+
 export function startStallWatchdog(url: string, timeouts: StallTimeouts): StallWatchdog {
-  const clients = new Set<pg.PoolClient>();
-  // Start of the oldest unanswered statement per connection.
-  const waiting = new Map<pg.PoolClient, number>();
+  const connections = new Set<WatchedConnection>();
+  // Start of the oldest unanswered round trip per connection, in running time.
+  const waiting = new Map<WatchedConnection, number>();
   const listeners: Array<(error: DatabaseFrozenError) => void> = [];
   let frozen = false;
   let probing = false;
   let lastProbe = 0;
-
-  async function answers(): Promise<'yes' | 'no' | 'unknown'> {
-    const client = new pg.Client({
-      connectionString: url,
-      connectionTimeoutMillis: timeouts.probeTimeoutMs,
-      query_timeout: timeouts.probeTimeoutMs,
-    });
-    client.on('error', () => {});
-    try {
-      await client.connect();
-      await client.query('select 1');
-      return 'yes';
-    } catch (error) {
-      const message = (error as Error).message ?? '';
-      return /timeout/i.test(message) ? 'no' : 'unknown';
-    } finally {
-      client.end().catch(() => {});
-      // A client stuck in its connection attempt to a frozen server holds a socket otherwise.
-      closeSocket(client);
-    }
-  }
+  // When the server last answered a statement of this process, in running time.
+  let answeredAt = Number.NEGATIVE_INFINITY;
 
   function freeze(): void {
     frozen = true;
     const error = new DatabaseFrozenError(timeouts.probeTimeoutMs);
-    for (const client of clients) closeSocket(client);
+    for (const connection of connections) connection.close();
     waiting.clear();
     for (const listener of listeners) listener(error);
   }
 
   async function probe(): Promise<void> {
     probing = true;
-    lastProbe = Date.now();
+    const since = runningNow();
+    lastProbe = since;
     try {
-      const verdict = await answers();
+      let verdict = await answers(url, timeouts.probeTimeoutMs);
+      // Another connection had an answer meanwhile: slow to take a new connection, not frozen.
+      if (verdict === 'no' && answeredAt >= since) verdict = 'yes';
       if (verdict === 'yes') frozen = false;
       else if (verdict === 'no' && !frozen) freeze();
     } finally {
@@ -106,7 +126,7 @@ export function startStallWatchdog(url: string, timeouts: StallTimeouts): StallW
 
   const timer = setInterval(() => {
     if (probing) return;
-    const now = Date.now();
+    const now = runningNow();
     if (frozen) {
       if (now - lastProbe >= FROZEN_PROBE_INTERVAL_MS) void probe();
       return;
@@ -125,14 +145,17 @@ export function startStallWatchdog(url: string, timeouts: StallTimeouts): StallW
       return frozen;
     },
     frozenError: () => new DatabaseFrozenError(timeouts.probeTimeoutMs),
-    began(client) {
-      if (!waiting.has(client)) waiting.set(client, Date.now());
-      return () => waiting.delete(client);
+    began(connection) {
+      if (!waiting.has(connection)) waiting.set(connection, runningNow());
+      return (answered) => {
+        waiting.delete(connection);
+        if (answered) answeredAt = runningNow();
+      };
     },
-    opened: (client) => clients.add(client),
-    closed(client) {
-      clients.delete(client);
-      waiting.delete(client);
+    opened: (connection) => connections.add(connection),
+    closed(connection) {
+      connections.delete(connection);
+      waiting.delete(connection);
     },
     onFrozen: (listener) => listeners.push(listener),
     stop: () => clearInterval(timer),

@@ -1,3 +1,4 @@
+import { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import { rawErrorResponse } from './malformed-requests.js';
@@ -36,7 +37,9 @@ export function serverTimeoutOptions(config: TimeoutConfig) {
 export function registerRequestDeadlines(app: FastifyInstance, defaultMs: number): void {
   app.addHook('onRequest', (request, reply, done) => {
     const raw = request.raw;
-    if (raw.complete) return done();
+    // An injected request (app.inject, in tests) arrives whole and on no connection: nothing to
+    // wait for or close (its stand-in socket has no end(); a test slower than the deadline threw).
+    if (raw.complete || !(raw.socket instanceof Socket)) return done();
     const ms = request.routeOptions.config?.requestTimeoutMs ?? defaultMs;
     const timer = setTimeout(() => {
       const socket = raw.socket;

@@ -181,6 +181,9 @@ export function createIncidentService(database: Database, orgs: OrgService, opti
       const product = await matchProduct(database.db, reporter.orgId, sku, gtin);
       const received = clock();
       const receivedAt = iso(received);
+      // Numbering takes the organisation's row lock: a burst of one organisation's reports
+      // queues in this process, not on that lock with a pooled connection each.
+      const queue = { queue: `organisation ${reporter.orgId}` };
       return database.transaction(async (trx) => {
         const { signal, intakeMode } = await storeSignal(trx, {
           orgId: reporter.orgId,
@@ -218,7 +221,7 @@ export function createIncidentService(database: Database, orgs: OrgService, opti
           early_warning_deadline: kase.early_warning_deadline,
           full_notification_deadline: kase.full_notification_deadline,
         };
-      });
+      }, queue);
     },
 
     /** Inbound signals, or only those that matched no product ("unattributed reports"). */

@@ -30,3 +30,29 @@ export class Slots {
     }
   }
 }
+
+/** Slots of `size` for each key, made when a key is first used and dropped once it is idle. */
+export class KeyedSlots {
+  readonly #slots = new Map<string, Slots>();
+
+  constructor(readonly size: number) {}
+
+  async run<T>(key: string, task: () => Promise<T>): Promise<T> {
+    let slots = this.#slots.get(key);
+    if (!slots) {
+      slots = new Slots(this.size);
+      this.#slots.set(key, slots);
+    }
+    try {
+      return await slots.run(task);
+    } finally {
+      // Nothing running means nothing waiting either: a freed slot passes to the next in line.
+      if (slots.running === 0) this.#slots.delete(key);
+    }
+  }
+
+  /** Keys with a task running or waiting. */
+  get keys(): number {
+    return this.#slots.size;
+  }
+}

@@ -32,6 +32,8 @@ export interface PrivateRedis {
   port: number;
   stop(): Promise<void>;
   start(): Promise<void>;
+  /** Sends `signal` to the server (SIGSTOP freezes it, SIGCONT thaws it). */
+  signal(signal: NodeJS.Signals): void;
 }
 
 export async function startPrivateRedis(): Promise<PrivateRedis> {
@@ -54,7 +56,7 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
     await exited;
   };
   await start();
-  return { url: `redis://127.0.0.1:${port}`, port, start, stop };
+  return { url: `redis://127.0.0.1:${port}`, port, start, stop, signal: (signal) => child?.kill(signal) };
 }
 
 export interface PrivatePostgres {

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { RedisRateLimitStore } from '../../src/http/rate-limit/index.js';
 import { TEST_BACKEND, TEST_REDIS_URL } from '../helpers/db.js';
+import { holdLoop } from '../helpers/hold-loop.js';
 import { startPrivateRedis, type PrivateRedis } from '../helpers/services.js';
 
 // Runs in the scale-out pass (PostgreSQL + Redis), where Redis is guaranteed.
@@ -49,6 +50,26 @@ describe('Redis sliding window', { skip }, () => {
       await Promise.all(instances.map((s) => s.close()));
     }
   });
+
+  // Time in which the event loop was held up (a busy host, a long task) is not Redis's: an
+  // answer that came meanwhile is read before the command's deadline is judged.
+  it('does not take a held-up event loop for Redis gone', async () => {
+    const events: string[] = [];
+    const store = new RedisRateLimitStore(TEST_REDIS_URL, {
+      keyPrefix: `t:${randomUUID()}:`,
+      commandTimeoutMs: 200,
+      onStateChange: (s) => events.push(s),
+    });
+    await store.waitUntilReady();
+    try {
+      const decision = store.consume('k', 5, 60_000);
+      holdLoop(600);
+      assert.deepEqual(await decision, { allowed: true, limit: 5, remaining: 4, retryAfterSeconds: 0 });
+      assert.deepEqual(events, [], 'never degraded');
+    } finally {
+      await store.close();
+    }
+  });
 });
 
 describe('when Redis fails', { skip }, () => {
@@ -57,6 +78,34 @@ describe('when Redis fails', { skip }, () => {
     redis = await startPrivateRedis();
   });
   after(async () => redis?.stop());
+
+  it('a frozen Redis (SIGSTOP): per-instance limits after the command timeout, shared again after SIGCONT', async () => {
+    const events: string[] = [];
+    const store = new RedisRateLimitStore(redis.url, { onStateChange: (s) => events.push(s), commandTimeoutMs: 300 });
+    await store.waitUntilReady();
+    try {
+      assert.equal((await store.consume('frozen', 2, 60_000)).allowed, true);
+      redis.signal('SIGSTOP');
+      try {
+        const started = performance.now();
+        const during = await store.consume('frozen', 2, 60_000);
+        assert.ok(performance.now() - started >= 300, 'waited for the command timeout');
+        assert.equal(during.allowed, true, 'still served');
+        assert.deepEqual(events, ['degraded']);
+      } finally {
+        redis.signal('SIGCONT');
+      }
+      let back = false;
+      for (let i = 0; i < 50 && !back; i++) {
+        back = (await store.health()) === 'ok';
+        if (!back) await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.ok(back, 'back by itself');
+      assert.deepEqual(events, ['degraded', 'ok']);
+    } finally {
+      await store.close();
+    }
+  });
 
   it('falls back to per-instance limits, reports degraded, and recovers', async () => {
     const events: string[] = [];

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
+import pg from 'pg';
 import { buildApp } from '../../src/app.js';
 import { createServices } from '../../src/services.js';
 import { openDatabase } from '../../src/db/index.js';
@@ -111,5 +112,35 @@ describe('incident numbering under concurrency', () => {
     assert.deepEqual(sorted(responses.map((r) => r.json().incident_number)), oneToN(N));
     assert.deepEqual(await storedNumbers(t.orgId, 'signals'), oneToN(N));
     assert.equal((await verifyRegistry(h.database, t.orgId)).ok, true);
+  });
+
+  // Numbering takes the organisation's row lock until commit. A burst of one organisation's
+  // reports queues for it in the process, one at a time, so the pool's other connections stay
+  // free for everyone else, and a report's wait for the lock is short enough for the statement
+  // timeout however long the burst (a busy host made 400 concurrent reports outlast it).
+  it("a burst of one organisation's reports leaves the pool to everyone else", {
+    skip: TEST_BACKEND !== 'postgres' && 'PostgreSQL only: SQLite runs one transaction at a time',
+  }, async () => {
+    const t = await h.tenant('race-pool', ['incidents:write']);
+    // The lock, held by another client until the end of the test's check.
+    const holder = new pg.Client({ connectionString: h.config.databaseUrl });
+    await holder.connect();
+    teardown.after(() => holder.end());
+    await holder.query('begin');
+    await holder.query('select 1 from organisations where id = $1 for update', [t.orgId]);
+    const burst = Promise.all(oneToN(20).map((i) => postIncident(h, t.key, { description: `report ${i}` })));
+    await new Promise((r) => setTimeout(r, 300));
+    // Twenty reports waiting for the lock, more than the pool's ten connections: a read still
+    // gets one at once.
+    const read = h.database.db.selectFrom('organisations').select('id').where('id', '=', t.orgId).execute();
+    const outcome = await Promise.race([read.then(() => 'read'), new Promise((r) => setTimeout(() => r('still waiting'), 5_000))]);
+    await holder.query('commit');
+    assert.equal(outcome, 'read');
+    const responses = await burst;
+    assert.ok(
+      responses.every((r) => r.statusCode === 201),
+      responses.find((r) => r.statusCode !== 201)?.body,
+    );
+    assert.deepEqual(sorted(responses.map((r) => r.json().incident_number)), oneToN(20));
   });
 });

@@ -44,7 +44,15 @@ describe('two instances on one PostgreSQL and one Redis', { skip: TEST_BACKEND !
       }),
     );
     const responses = await Promise.all(requests);
-    assert.deepEqual(new Set(responses.map((r) => r.status)), new Set([201]));
+    // A 503 names its cause in the server's log ("database unavailable: …").
+    const errors = () =>
+      servers.flatMap((s) =>
+        s
+          .logs()
+          .split('\n')
+          .filter((l) => l.includes('"level":50')),
+      );
+    assert.deepEqual(new Set(responses.map((r) => r.status)), new Set([201]), errors().join('\n'));
     const numbers = (await Promise.all(responses.map((r) => r.json() as Promise<{ incident_number: number }>))).map(
       (b) => b.incident_number,
     );
@@ -91,7 +99,7 @@ describe('two instances on one PostgreSQL and one Redis', { skip: TEST_BACKEND !
       const ready = await fetch(`${servers[0]!.url}/readyz`);
       assert.equal(ready.status, 200);
       assert.deepEqual(await ready.json(), { status: 'ready', database: 'ok', rate_limit: 'degraded' });
-      assert.match(servers[0]!.logs(), /Redis unreachable: rate limits are per instance/);
+      await servers[0]!.waitForLog(/Redis unreachable: rate limits are per instance/);
     } finally {
       await redis.start();
     }

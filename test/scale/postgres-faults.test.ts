@@ -1,7 +1,6 @@
 // test-tier: slow (scripts/test.mjs): npm run test:slow runs it, with CI
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { DEFAULT_POSTGRES_TIMEOUTS } from '../../src/db/index.js';
 import { runCli } from '../helpers/cli.js';
 import { TEST_BACKEND } from '../helpers/db.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
@@ -16,7 +15,6 @@ import { assertNothingLost, startWriteLoad, type WriteLoad } from '../helpers/wr
 // out a statement.
 const CONNECT_TIMEOUT_MS = 1000;
 const QUERY_TIMEOUT_MS = 30_000;
-const { stallAfterMs, probeTimeoutMs } = DEFAULT_POSTGRES_TIMEOUTS;
 const TIMEOUTS = { DATABASE_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS), DATABASE_QUERY_TIMEOUT_MS: String(QUERY_TIMEOUT_MS) };
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -93,9 +91,11 @@ describe('PostgreSQL faults under write load', { skip: TEST_BACKEND !== 'postgre
         pg.signalAll('SIGCONT');
       },
     );
-    // A request waits for the watchdog's verdict at most: a stall, a probe, a tick of its
-    // timer; slack for a saturated shared host, far below the 30 s query timeout.
-    const bound = stallAfterMs + probeTimeoutMs + 250 + 4000;
+    // A request waits for the watchdog's verdict at most: a stall, a probe, a tick of its timer
+    // (stallAfterMs + probeTimeoutMs + 250 ms: 3.75 s), in time the server process ran; a busy
+    // host stretches that in time that passes (8.97 s once, under a load of 20 on two cores).
+    // What this shows is that the watchdog answered, not the 30 s query timeout.
+    const bound = QUERY_TIMEOUT_MS / 2;
     assert.ok(load.slowestMs < bound, `slowest request ${Math.round(load.slowestMs)} ms, bound ${bound} ms`);
     console.log(`# frozen PostgreSQL: slowest request ${Math.round(load.slowestMs)} ms`);
   });

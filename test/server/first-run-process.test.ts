@@ -25,11 +25,28 @@ const jsonLines = (server: RunningServer): LogLine[] =>
  */
 async function bannerOf(server: RunningServer): Promise<LogLine> {
   const banners = () => jsonLines(server).filter((l) => 'console' in l && 'api' in l);
-  for (const deadline = Date.now() + 10_000; banners().length === 0 && Date.now() < deadline; ) {
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await server.waitForLog(() => banners().length > 0, 'the banner');
   assert.equal(banners().length, 1, server.logs());
   return banners()[0]!;
+}
+
+/** `METHOD url` of every request line (`request completed`) in the output so far. */
+const requestLines = (server: RunningServer): string[] =>
+  jsonLines(server).flatMap((l) => {
+    const req = l.req as { method?: string; url?: string } | undefined;
+    return l.msg === 'request completed' && req?.url ? [`${req.method} ${req.url}`] : [];
+  });
+
+/**
+ * Waits until the output holds at least `count` request lines of each `METHOD url`: a request's
+ * line is written once it is answered, and may reach the pipe after its client read the answer.
+ */
+function requestsLogged(server: RunningServer, wanted: Record<string, number>): Promise<string> {
+  const holds = () => {
+    const lines = requestLines(server);
+    return Object.entries(wanted).every(([line, count]) => lines.filter((l) => l === line).length >= count);
+  };
+  return server.waitForLog(holds, `the request lines ${JSON.stringify(wanted)}`);
 }
 
 /** Fills the set-up form over plain HTTP, as a browser without JavaScript would. */
@@ -115,13 +132,16 @@ describe('a first start, as the server process prints it', () => {
     await fetch(setupUrl, { method: 'POST', body: 'x=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     await fetch(setupUrl, { method: 'PUT' });
 
-    const logs = server!.logs();
+    // Every request's line, redacted (the set-up page was also asked once by the test before).
+    const logs = await requestsLogged(server!, {
+      'GET /console/invite/[redacted]': 1,
+      'GET /console/sign-in?next=%2Fconsole%2Finvite%2F[redacted]': 1,
+      'GET /console/setup/[redacted]': 2,
+      'POST /console/setup/[redacted]': 1,
+      'PUT /console/setup/[redacted]': 1,
+    });
     assert.equal(logs.split(setupToken).length - 1, 1, 'the set-up token is in the banner only');
     assert.equal(logs.includes(inviteToken), false, 'the invitation token is nowhere');
-    const urls = jsonLines(server!).flatMap((l) => ((l.req as { url?: string } | undefined)?.url ? [(l.req as { url: string }).url] : []));
-    assert.ok(urls.includes('/console/setup/[redacted]'), urls.join('\n'));
-    assert.ok(urls.includes('/console/invite/[redacted]'), urls.join('\n'));
-    assert.ok(urls.includes('/console/sign-in?next=%2Fconsole%2Finvite%2F[redacted]'), urls.join('\n'));
   });
 
   it('voids the link at a restart, prints a new one, and none once the instance is set up', async () => {
@@ -161,12 +181,8 @@ describe('LOG_FORMAT', () => {
     const db = await createEmptyDatabaseUrl();
     const server = await startServer({ DATABASE_URL: db.url, CONSOLE_SECRET: 'x'.repeat(32), LOG_FORMAT: 'pretty' });
     try {
-      await fetch(`${server.url}/healthz`);
       // The banner follows the listen: wait for its last line to reach the pipe.
-      for (const deadline = Date.now() + 10_000; !server.logs().includes('npx cra-admin setup-link') && Date.now() < deadline; ) {
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      const logs = server.logs();
+      const logs = await server.waitForLog(/npx cra-admin setup-link/);
       assert.match(logs, /INFO: CRA compliance API \S+ is ready\n/);
       assert.ok(logs.includes(`\n  Console     ${server.url}/console\n`), logs);
       assert.match(logs, new RegExp(`\\n {4}${server.url}/console/setup/${TOKEN}\\n`));

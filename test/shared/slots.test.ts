@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Slots } from '../../src/shared/slots.js';
+import { KeyedSlots, Slots } from '../../src/shared/slots.js';
 
 // Slots: at most `size` tasks at once, the others in the order they came; a slot is given back
 // whether its task succeeds or fails.
@@ -54,5 +54,33 @@ describe('Slots', () => {
     assert.equal(slots.running, 0);
     assert.throws(() => new Slots(0), /at least one slot/);
     assert.throws(() => new Slots(Number.NaN), /at least one slot/);
+  });
+});
+
+describe('KeyedSlots', () => {
+  it('gives each key its own slots, and forgets a key once nothing runs or waits on it', async () => {
+    const slots = new KeyedSlots(1);
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    const order: string[] = [];
+    const a1 = slots.run('a', async () => {
+      order.push('a1');
+      await held;
+    });
+    const a2 = slots.run('a', async () => {
+      order.push('a2');
+    });
+    const b1 = slots.run('b', async () => {
+      order.push('b1');
+    });
+    await b1;
+    assert.deepEqual(order, ['a1', 'b1'], "b does not wait for a's slot; a2 does");
+    assert.equal(slots.keys, 1);
+    release();
+    await Promise.all([a1, a2]);
+    assert.deepEqual(order, ['a1', 'b1', 'a2']);
+    assert.equal(slots.keys, 0);
   });
 });

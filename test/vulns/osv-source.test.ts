@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import yazl from 'yazl';
-import { zipSource } from '../../src/vulns/feeds/osv-source.js';
+import { deflateRawSync } from 'node:zlib';
+import { MAX_ZIP_ENTRIES, SourceError, type SourceItem, zipSource } from '../../src/vulns/feeds/osv-source.js';
+import { prepareRecord } from '../../src/vulns/feeds/prepare-record.js';
 
 // The zip reader reads the directory and the entries each through one window of the file,
 // read into the same buffer every time: what it hands on must be each entry's own bytes, however
@@ -99,5 +101,137 @@ describe('zipSource', () => {
         ['C.json', 7_000],
       ],
     );
+  });
+});
+
+/** A zip of `entries` (name → content) at `path`. */
+function writeZip(
+  path: string,
+  entries: Array<[string, string | Buffer]>,
+  options: { compress?: boolean; zip64?: boolean } = {},
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const zip = new yazl.ZipFile();
+    for (const [name, content] of entries) zip.addBuffer(Buffer.from(content), name, { compress: options.compress ?? false });
+    zip.end({ forceZip64Format: options.zip64 ?? false, comment: '' });
+    zip.outputStream.pipe(createWriteStream(path)).on('close', resolve).on('error', reject);
+  });
+}
+
+/** Where each central directory record of a (small, plain) zip starts. */
+function directoryRecords(bytes: Buffer): number[] {
+  const end = bytes.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  const records: number[] = [];
+  for (let at = bytes.readUInt32LE(end + 16), n = bytes.readUInt16LE(end + 10); n > 0; n--) {
+    records.push(at);
+    at += 46 + bytes.readUInt16LE(at + 28) + bytes.readUInt16LE(at + 30) + bytes.readUInt16LE(at + 32);
+  }
+  return records;
+}
+
+/** The import refuses the whole input with exactly `message` (a SourceError). */
+const refusedAsAWhole = (message: string) => (error: unknown) => {
+  assert.ok(error instanceof SourceError, String(error));
+  assert.equal(error.message, message);
+  return true;
+};
+
+async function readAll(path: string): Promise<SourceItem[]> {
+  const items: SourceItem[] = [];
+  for await (const item of (await zipSource(path)).items) items.push(item);
+  return items;
+}
+
+// Every refusal of a hostile or broken archive, each with its message (docs/vulnerabilities.md,
+// "Streamed and bounded"): a zip the whole import refuses, or an entry it skips and names.
+describe('zipSource refuses', () => {
+  let dir: string;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'cra-zip-refusals-'));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('a zip that says it holds more entries than it may', async () => {
+    const path = join(dir, 'many.zip');
+    await writeZip(path, [['A.json', '{}']], { zip64: true });
+    const bytes = readFileSync(path);
+    // The zip64 end record holds the count; the classic one says "see zip64".
+    const zip64End = bytes.lastIndexOf(Buffer.from([0x50, 0x4b, 0x06, 0x06]));
+    bytes.writeBigUInt64LE(BigInt(MAX_ZIP_ENTRIES + 1), zip64End + 24);
+    bytes.writeBigUInt64LE(BigInt(MAX_ZIP_ENTRIES + 1), zip64End + 32);
+    const end = bytes.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+    bytes.writeUInt16LE(0xffff, end + 8);
+    bytes.writeUInt16LE(0xffff, end + 10);
+    writeFileSync(path, bytes);
+    await assert.rejects(readAll(path), refusedAsAWhole(`holds ${MAX_ZIP_ENTRIES + 1} entries (at most ${MAX_ZIP_ENTRIES})`));
+  });
+
+  it('a zip whose entries together would decompress to more than 8 GiB (a bomb of many small-looking entries)', async () => {
+    const path = join(dir, 'bomb.zip');
+    // 2,049 entries that each claim 4 MiB, the most a record may be: 8 GiB and 4 MiB in all.
+    await writeZip(
+      path,
+      Array.from({ length: 2_049 }, (_, i): [string, string] => [`R-${i}.json`, '{}']),
+    );
+    const bytes = readFileSync(path);
+    for (const at of directoryRecords(bytes)) bytes.writeUInt32LE(4 * 1024 * 1024, at + 24);
+    writeFileSync(path, bytes);
+    let read = 0;
+    await assert.rejects(
+      (async () => {
+        for await (const _ of (await zipSource(path)).items) read++;
+      })(),
+      refusedAsAWhole('decompresses to more than 8 GiB'),
+    );
+    assert.equal(read, 2_048, 'the entries before the bound were read');
+  });
+
+  it('a zip whose directory is broken, as a whole', async () => {
+    const path = join(dir, 'broken.zip');
+    await writeZip(path, [
+      ['A.json', '{}'],
+      ['B.json', '{}'],
+    ]);
+    const bytes = readFileSync(path);
+    bytes.writeUInt32LE(0, directoryRecords(bytes)[1]!);
+    writeFileSync(path, bytes);
+    await assert.rejects(readAll(path), refusedAsAWhole('the zip is damaged: a directory record is broken'));
+  });
+
+  it('an encrypted entry and one whose local header is broken, each named, the others read', async () => {
+    const path = join(dir, 'entries.zip');
+    await writeZip(path, [
+      ['A.json', '{"a":1}'],
+      ['LOCKED.json', '{"b":2}'],
+      ['BROKEN.json', '{"c":3}'],
+    ]);
+    const bytes = readFileSync(path);
+    const [, locked, broken] = directoryRecords(bytes);
+    bytes.writeUInt16LE(bytes.readUInt16LE(locked! + 8) | 1, locked! + 8);
+    bytes.writeUInt32LE(0, bytes.readUInt32LE(broken! + 42));
+    writeFileSync(path, bytes);
+    const items = await readAll(path);
+    assert.deepEqual(
+      items.map((i) => ('error' in i ? [i.entry, i.error] : [i.entry, Buffer.from(i.data).toString()])),
+      [
+        ['A.json', '{"a":1}'],
+        ['LOCKED.json', 'is encrypted'],
+        ['BROKEN.json', 'could not be read: its local header is broken'],
+      ],
+    );
+  });
+
+  it('an entry of another compression method, one that inflates to another size than its header says, damaged data, and a bomb', () => {
+    const deflated = deflateRawSync(Buffer.from('{"id":"X-1"}'));
+    const skipped = (data: Uint8Array, method: number, size: number) => {
+      const prepared = prepareRecord({ entry: 'E.json', data, method, size });
+      assert.ok('skipped' in prepared);
+      return prepared.skipped.reason;
+    };
+    assert.equal(skipped(deflated, 12, 12), 'could not be read: it uses compression method 12 (only stored and deflated are read)');
+    assert.equal(skipped(deflated, 8, 10), 'could not be read: it inflates to 12 bytes, not the 10 its header says');
+    assert.equal(skipped(Buffer.from([0xff, 0xff, 0xff]), 8, 12), 'could not be read: its data is damaged');
+    const bomb = deflateRawSync(Buffer.alloc(5 * 1024 * 1024, 0x20));
+    assert.equal(skipped(bomb, 8, 100), 'could not be read: it inflates to more than 4194304 bytes');
   });
 });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { afterRunning } from '../../shared/running-time.js';
 import { MemoryRateLimitStore } from './memory-store.js';
 import type { RateLimitDecision, RateLimitStore } from './store.js';
 
@@ -50,6 +51,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   private readonly prefix: string;
   private readonly instance = randomUUID();
   private counter = 0;
+  private readonly commandTimeoutMs: number;
 
   constructor(
     url: string,
@@ -57,11 +59,14 @@ export class RedisRateLimitStore implements RateLimitStore {
   ) {
     this.prefix = `cra:rl:${options.keyPrefix ?? ''}`;
     this.fallback = new MemoryRateLimitStore(options.now);
+    this.commandTimeoutMs = options.commandTimeoutMs ?? 500;
     this.client = new Redis(url, {
       // Fail fast instead of queueing while disconnected: the fallback answers meanwhile.
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
-      commandTimeout: options.commandTimeoutMs ?? 500,
+      // No commandTimeout of ioredis's own: it counts time that passed, and on a busy host an
+      // answer the event loop read late counted as Redis gone, each instance fell back to its own
+      // limits and admitted more than the shared one. answered() bounds a command in running time.
       connectTimeout: 2_000,
       retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
       lazyConnect: false,
@@ -83,6 +88,23 @@ export class RedisRateLimitStore implements RateLimitStore {
     });
   }
 
+  /** A command's answer, or a failure once it has had none for `commandTimeoutMs` of running time (a frozen Redis). */
+  private answered<T>(command: Promise<T>): Promise<T> {
+    return new Promise((resolve, reject) => {
+      const cancel = afterRunning(this.commandTimeoutMs, () => reject(new Error('Command timed out')));
+      command.then(
+        (value) => {
+          cancel();
+          resolve(value);
+        },
+        (error: unknown) => {
+          cancel();
+          reject(error);
+        },
+      );
+    });
+  }
+
   private setDegraded(degraded: boolean, error?: unknown): void {
     if (this.degraded === degraded) return;
     this.degraded = degraded;
@@ -93,7 +115,9 @@ export class RedisRateLimitStore implements RateLimitStore {
     try {
       const member = `${this.instance}:${++this.counter}`;
       const now = this.options.now ? String(this.options.now()) : '';
-      const [allowed, remaining, retryMs] = await this.client.slidingWindow(this.prefix + bucket, limit, windowMs, member, now);
+      const [allowed, remaining, retryMs] = await this.answered(
+        this.client.slidingWindow(this.prefix + bucket, limit, windowMs, member, now),
+      );
       this.setDegraded(false);
       return {
         allowed: allowed === 1,
@@ -109,7 +133,7 @@ export class RedisRateLimitStore implements RateLimitStore {
 
   async health(): Promise<'ok' | 'degraded'> {
     try {
-      await this.client.ping();
+      await this.answered(this.client.ping());
       this.setDegraded(false);
       return 'ok';
     } catch (error) {
