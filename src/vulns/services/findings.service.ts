@@ -71,6 +71,8 @@ export function createFindingsService(database: Database, { orgs, products }: Fi
         responses: parse<string[]>(r.responses ?? null) ?? [],
         detail: r.detail ?? null,
         first_seen_at: r.first_seen_at,
+        sources: JSON.parse(r.sources) as string[],
+        match: parse<FindingView['match']>(r.match),
       }),
     );
   }
@@ -102,6 +104,7 @@ export function createFindingsService(database: Database, { orgs, products }: Fi
         cvss: filter.severity === undefined ? undefined : filter.severity === 'unscored' ? null : SEVERITY_SCORES[filter.severity],
         states: filter.state === undefined ? undefined : filter.state === 'open' ? ['in_triage', 'exploitable'] : [filter.state],
         onMarketAt: filter.onMarket ? iso(clock()) : undefined,
+        conditional: filter.conditional,
       };
       if (page === undefined) {
         const findings = await viewsOf(await findingsListRepo.list(db, query));

@@ -2,6 +2,7 @@ import type { Database } from '../../db/index.js';
 import type { ProductRow } from '../../db/schema.js';
 import { type Clock, systemClock } from '../../shared/time.js';
 import { createMatcher } from '../engine/component-matcher.js';
+import { createCpeMatcher } from '../engine/cpe-matcher.js';
 import { createFindingsEngine } from '../engine/findings-engine.js';
 import type { FetchPolicy } from '../feeds/fetch-feed.js';
 import { createAnalysisService } from './analysis.service.js';
@@ -30,7 +31,8 @@ export function createVulnService(
 ) {
   const clock = options.clock ?? systemClock;
   const matcher = createMatcher(database);
-  const engine = createFindingsEngine(database, { clock });
+  const cpe = createCpeMatcher(database);
+  const engine = createFindingsEngine(database, { clock, cpe });
   const feeds = createFeedsService(database, {
     matcher,
     findings: engine,
@@ -66,9 +68,11 @@ export function createVulnService(
     /** Starts matching a new revision's components and refreshing the product's findings, in the background. */
     afterIngest(productId: string, componentIds: ArrayLike<number>): void {
       enqueue(async () => {
-        // Without records there is nothing to match: the first OSV import reads them all.
-        if (!(await matcher.anyRecords())) return;
-        await matcher.readComponents(componentIds);
+        // Without records there is nothing to match: the first OSV (or NVD) import reads them all.
+        const [osv, nvd] = await Promise.all([matcher.anyRecords(), cpe.anyRecords()]);
+        if (!osv && !nvd) return;
+        if (osv) await matcher.readComponents(componentIds);
+        if (nvd) await cpe.readComponents(componentIds);
         await engine.refreshProduct(productId);
       });
     },
