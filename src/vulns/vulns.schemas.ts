@@ -144,8 +144,19 @@ export interface VulnerabilityView {
 export interface CoverageView {
   sku: string;
   components: number;
+  /** Matchable in some way; `matchable_by` counts each way (a component with both counts in both). */
   matchable: number;
-  not_matchable: { no_purl: number; ecosystem_not_covered: number; version_unparsable: number };
+  matchable_by: { purl: number; cpe: number };
+  not_matchable: {
+    /** Neither purl nor CPE (nor a confirmed mapping); `no_identifier_with_candidates` is the part of them with candidate CPEs. */
+    no_identifier: number;
+    no_identifier_with_candidates: number;
+    cpe_invalid: number;
+    cpe_vendor_unknown: number;
+    version_missing: number;
+    version_unparsable: number;
+    ecosystem_not_covered: number;
+  };
 }
 
 /** The kinds of feed imported (vulnerabilities.md, Feeds). */

@@ -138,11 +138,25 @@ export function findingCommand(): Command {
     .action(
       action(async (ctx, opts: { org: string; sku?: string }) => {
         const coverage = await ctx.vulns.coverage(opts.org, opts.sku);
-        const rows = coverage.map((c) => ({ sku: c.sku, components: c.components, matchable: c.matchable, ...c.not_matchable }));
-        return {
-          json: coverage,
-          text: table(rows, ['sku', 'components', 'matchable', 'no_purl', 'ecosystem_not_covered', 'version_unparsable']),
-        };
+        const rows = coverage.map((c) => ({
+          sku: c.sku,
+          components: c.components,
+          matchable: c.matchable,
+          by_purl: c.matchable_by.purl,
+          by_cpe: c.matchable_by.cpe,
+          ...c.not_matchable,
+          // the part of no_identifier with candidate CPEs, shown beside it
+          no_identifier: `${c.not_matchable.no_identifier} (${c.not_matchable.no_identifier_with_candidates} with candidates)`,
+        }));
+        const reasons = [
+          'no_identifier',
+          'cpe_invalid',
+          'cpe_vendor_unknown',
+          'version_missing',
+          'version_unparsable',
+          'ecosystem_not_covered',
+        ];
+        return { json: coverage, text: table(rows, ['sku', 'components', 'matchable', 'by_purl', 'by_cpe', ...reasons]) };
       }),
     );
   return finding;

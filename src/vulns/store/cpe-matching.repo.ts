@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { type Database, type DialectName, type Executor, inList } from '../../db/index.js';
+import { purlColumn } from '../../sbom/store/components.repo.js';
 
 // CPE matching's tables: what the matcher read of each component's CPEs (`component_cpe_reads`:
 // 'matchable' or the coverage reason; `component_cpe_keys`: the vendor:product pairs it is
@@ -123,6 +124,26 @@ export const cpeMatchingRepo = {
       .select(['cve', 'digest', 'configurations'])
       .where(inList(dialect, 'cve', cves, 'text'))
       .execute();
+  },
+
+  /** These components with their purls and CPEs (coverage, candidates). */
+  async identifiersOf(
+    db: Executor,
+    dialect: DialectName,
+    ids: readonly number[],
+  ): Promise<Array<CpeComponentRow & { purl: string | null }>> {
+    const rows = await db
+      .selectFrom('components as c')
+      .select([...componentColumns, purlColumn('c').as('purl')])
+      .where(inList(dialect, 'c.id', ids, 'integer'))
+      .execute();
+    return rows.map((r) => ({ ...r, id: Number(r.id) }));
+  },
+
+  /** Every vendor:product the live NVD records held name (candidates). */
+  async nvdProductKeys(db: Executor): Promise<string[]> {
+    const rows = await db.selectFrom('nvd_record_products').select('product_key').distinct().where('product_key', '!=', '*').execute();
+    return rows.map((r) => r.product_key);
   },
 
   /** Whether any NVD record is held: until one is, there is nothing to match CPEs against. */
