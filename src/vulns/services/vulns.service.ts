@@ -6,6 +6,7 @@ import { createCpeMatcher } from '../engine/cpe-matcher.js';
 import { createFindingsEngine } from '../engine/findings-engine.js';
 import type { FetchPolicy } from '../feeds/fetch-feed.js';
 import { createAnalysisService } from './analysis.service.js';
+import { createCpeMappingsService } from './cpe-mappings.service.js';
 import { createFeedsService } from './feeds.service.js';
 import { createFindingsService } from './findings.service.js';
 import { createVexService } from './vex.service.js';
@@ -42,6 +43,7 @@ export function createVulnService(
   });
   const findings = createFindingsService(database, { orgs, products }, { clock });
   const analysis = createAnalysisService(database, { orgs, products }, { clock });
+  const cpeMappings = createCpeMappingsService(database, { orgs, products, cpe, findings: engine }, { clock });
   const vex = createVexService(database, { orgs, products, findings, analysis }, { clock });
 
   // Work after ingest runs one job at a time, in order, beside the requests.
@@ -64,6 +66,12 @@ export function createVulnService(
     analyse: analysis.analyse,
     vexExport: vex.vexExport,
     vexImport: vex.vexImport,
+    cpeCandidates: cpeMappings.candidates,
+    cpeMappings: cpeMappings.mappings,
+    mapCpe: cpeMappings.map,
+    unmapCpe: cpeMappings.unmap,
+    /** Reads the CPEs of every component not read yet: what an NVD import runs before it refreshes products. */
+    readUnreadCpes: cpe.readUnread,
 
     /** Starts matching a new revision's components and refreshing the product's findings, in the background. */
     afterIngest(productId: string, componentIds: ArrayLike<number>): void {

@@ -191,4 +191,32 @@ export const cpeMatchingRepo = {
       .where(sql<boolean>`lower(c.name) like ${pattern} escape '!'`)
       .execute();
   },
+
+  /** The organisation's confirmed mappings, by name. */
+  mappingsOfOrg(db: Executor, orgId: string) {
+    return db
+      .selectFrom('cpe_mappings')
+      .select(['name', 'cpe', 'created_at', 'created_by'])
+      .where('org_id', '=', orgId)
+      .orderBy('name')
+      .orderBy('cpe')
+      .execute();
+  },
+
+  /** Adds a mapping; false when that name already had that CPE. */
+  async addMapping(
+    db: Executor,
+    row: { org_id: string; name: string; cpe: string; created_at: string; created_by: string },
+  ): Promise<boolean> {
+    const done = await db
+      .insertInto('cpe_mappings')
+      .values(row)
+      .onConflict((oc) => oc.columns(['org_id', 'name', 'cpe']).doNothing())
+      .executeTakeFirst();
+    return Number(done.numInsertedOrUpdatedRows ?? 0) > 0;
+  },
+
+  async removeMapping(db: Executor, orgId: string, name: string, cpe: string): Promise<void> {
+    await db.deleteFrom('cpe_mappings').where('org_id', '=', orgId).where('name', '=', name).where('cpe', '=', cpe).execute();
+  },
 };
