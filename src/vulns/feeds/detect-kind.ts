@@ -1,11 +1,12 @@
 import { createReadStream } from 'node:fs';
 import { open, readFile, stat } from 'node:fs/promises';
-import { createGunzip } from 'node:zlib';
+import { createGunzip, createInflateRaw } from 'node:zlib';
 import { AppError } from '../../errors.js';
 import type { FeedKind } from '../vulns.schemas.js';
 import { looksLikeEpss } from './epss.js';
 import { FeedRecordError, parseJsonText } from './json-text.js';
 import { kevKindOf } from './kev.js';
+import { firstJsonFile, NvdSourceError, nvdZipEntries } from './nvd-source.js';
 import { MAX_RECORD_BYTES } from './prepare-record.js';
 
 /** A catalogue or single record read whole is bounded (CISA's catalogue is ~1.5 MB). */
@@ -18,8 +19,8 @@ export interface DetectedKind {
   kind: FeedKind;
   json?: unknown;
   gzip?: boolean;
-  /** An NVD input: a feed file or API page (streamed), or one record (the `cve` object alone). */
-  nvd?: 'feed' | 'record';
+  /** An NVD input: a feed file or API page (streamed), a zip of those, a directory of records, or one record. */
+  nvd?: 'feed' | 'zip' | 'directory' | 'record';
 }
 
 /** The NVD's feed files and API pages say `"format": "NVD_CVE"` before their records, or open with them. */
@@ -36,14 +37,23 @@ function isNvdRecord(json: unknown): boolean {
     typeof cve.id === 'string' &&
     /^CVE-\d{4}-\d{4,}$/.test(cve.id) &&
     ('vulnStatus' in cve || 'sourceIdentifier' in cve || 'lastModified' in cve) &&
-    !('affected' in cve || 'schema_version' in cve || 'modified' in cve)
+    // Some NVD records carry a CVE 5 `affected` block too: OSV's own fields tell the two apart.
+    !('schema_version' in cve || 'modified' in cve)
   );
 }
 
-/** The first bytes a gzip decompresses to (at most HEAD), or null when it is not a readable gzip. */
-async function gzipHead(path: string): Promise<string | null> {
-  const input = createReadStream(path, { start: 0, end: 64 * 1024 - 1 });
-  const gunzip = input.pipe(createGunzip());
+/**
+ * The first bytes a compressed stream decompresses to (at most HEAD), or null when it is not
+ * readable: a gzip file, or the deflated bytes of a zip entry at [start, end).
+ */
+async function inflatedHead(path: string, method: 'gzip' | 'deflate' | 'stored', start = 0, end = 64 * 1024): Promise<string | null> {
+  const input = createReadStream(path, { start, end: Math.max(start, Math.min(end, start + 64 * 1024) - 1) });
+  if (method === 'stored') {
+    const pieces: Buffer[] = [];
+    for await (const chunk of input as AsyncIterable<Buffer>) pieces.push(chunk);
+    return Buffer.concat(pieces).subarray(0, HEAD).toString('utf8');
+  }
+  const gunzip = input.pipe(method === 'gzip' ? createGunzip() : createInflateRaw());
   const pieces: Buffer[] = [];
   let length = 0;
   try {
@@ -62,20 +72,48 @@ async function gzipHead(path: string): Promise<string | null> {
   return Buffer.concat(pieces).subarray(0, HEAD).toString('utf8');
 }
 
+/** A zip whose first `.json` entry starts like an NVD feed file (or any zip, when told it is the NVD's). */
+async function isNvdZip(path: string, forced: FeedKind | undefined): Promise<boolean> {
+  if (forced === 'nvd') return true;
+  let first: Awaited<ReturnType<typeof nvdZipEntries>>['places'][number] | undefined;
+  try {
+    first = (await nvdZipEntries(path)).places.find((p) => p.name.endsWith('.json') && !p.encrypted);
+  } catch (error) {
+    if (error instanceof NvdSourceError) return false; // the OSV reader says what is wrong with it
+    throw error;
+  }
+  if (!first || (first.method !== 0 && first.method !== 8)) return false;
+  const head = await inflatedHead(path, first.method === 8 ? 'deflate' : 'stored', first.dataStart, first.dataStart + first.compressedSize);
+  return head !== null && looksLikeNvdFeed(head);
+}
+
+/** A directory whose first `.json` file is an NVD record (or any directory, when told it holds the NVD's). */
+async function isNvdDirectory(path: string, forced: FeedKind | undefined): Promise<boolean> {
+  if (forced === 'nvd') return true;
+  const first = await firstJsonFile(path);
+  if (!first || (await stat(first)).size > MAX_RECORD_BYTES) return false;
+  try {
+    return isNvdRecord(parseJsonText(await readFile(first), { depth: 64, string: MAX_RECORD_BYTES }));
+  } catch (error) {
+    if (error instanceof FeedRecordError) return false;
+    throw error;
+  }
+}
+
 /**
  * The kind of a local input, from its first bytes (zip, gzip, CSV, an NVD feed's envelope) or
  * its JSON (read whole, and handed on). `forced` reads JSON neither OSV nor a catalogue as NVD.
  */
 export async function detectKind(path: string, forced?: FeedKind): Promise<DetectedKind> {
   const info = await stat(path);
-  if (info.isDirectory()) return { kind: 'osv' };
+  if (info.isDirectory()) return (await isNvdDirectory(path, forced)) ? { kind: 'nvd', nvd: 'directory' } : { kind: 'osv' };
   const handle = await open(path, 'r');
   const head = Buffer.alloc(HEAD);
   const { bytesRead } = await handle.read(head, 0, head.length, 0).finally(() => handle.close());
   const start = head.subarray(0, bytesRead);
-  if (start[0] === 0x50 && start[1] === 0x4b) return { kind: 'osv' };
+  if (start[0] === 0x50 && start[1] === 0x4b) return (await isNvdZip(path, forced)) ? { kind: 'nvd', nvd: 'zip' } : { kind: 'osv' };
   if (start[0] === 0x1f && start[1] === 0x8b) {
-    const inflated = await gzipHead(path);
+    const inflated = await inflatedHead(path, 'gzip');
     if (inflated !== null && (looksLikeNvdFeed(inflated) || (forced === 'nvd' && /^\s*\{/.test(inflated))))
       return { kind: 'nvd', gzip: true, nvd: 'feed' };
     return { kind: 'epss', gzip: true };

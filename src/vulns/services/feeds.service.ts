@@ -8,12 +8,12 @@ import { detectKind } from '../feeds/detect-kind.js';
 import { EpssFileError, readEpss, scoreDateOf } from '../feeds/epss.js';
 import { DEFAULT_FETCH_POLICY, type FetchPolicy, fetchFeed } from '../feeds/fetch-feed.js';
 import { readKev } from '../feeds/kev.js';
-import { NvdSourceError, nvdFeedSource, nvdRecordFileSource } from '../feeds/nvd-source.js';
+import { NvdSourceError } from '../feeds/nvd-source.js';
 import { directorySource, fileSource, type Source, SourceError, zipSource } from '../feeds/osv-source.js';
 import type { PreparedRecord } from '../feeds/prepare-record.js';
 import { preparedRecords, RECORD_BATCH } from '../feeds/prepared-records.js';
 import { feedsRepo } from '../store/feeds.repo.js';
-import { importNvd, type NvdImportDeps } from './nvd-import.js';
+import { importNvd, type NvdImportDeps, nvdSourceOf } from './nvd-import.js';
 import { groupsNaming, refreshEpss, refreshGroups } from '../store/vulnerabilities.repo.js';
 import { FEED_KINDS, type FeedKind, type ImportSummary, isFeedKind } from '../vulns.schemas.js';
 
@@ -231,9 +231,8 @@ export function createFeedsService(
       const input = info.isDirectory() ? await directorySource(path) : found.json !== undefined ? fileSource(path) : await zipSource(path);
       await importOsv(source, input, summary);
     } else if (kind === 'nvd') {
-      const input = found.nvd === 'record' ? await nvdRecordFileSource(path) : await nvdFeedSource(path, found.gzip ?? false);
       try {
-        await importNvd(nvdDeps, source, input, summary);
+        await importNvd(nvdDeps, source, await nvdSourceOf(path, found), summary);
       } catch (error) {
         if (error instanceof NvdSourceError) throw new AppError('validation_failed', `${source}: ${error.message}`);
         throw error;

@@ -2,7 +2,8 @@ import type { Database } from '../../db/index.js';
 import { type Clock, iso } from '../../shared/time.js';
 import type { FindingsEngine } from '../engine/findings-engine.js';
 import type { NvdRecord } from '../feeds/nvd-record.js';
-import type { NvdSource } from '../feeds/nvd-source.js';
+import type { DetectedKind } from '../feeds/detect-kind.js';
+import { type NvdSource, nvdDirectorySource, nvdFeedSource, nvdRecordFileSource, nvdZipSource } from '../feeds/nvd-source.js';
 import { RECORD_BATCH } from '../feeds/prepared-records.js';
 import { feedsRepo } from '../store/feeds.repo.js';
 import { findingsRepo } from '../store/findings.repo.js';
@@ -35,6 +36,14 @@ export interface NvdImportDeps {
 /** What an import changed, for the engine: every CVE whose NVD record is new, changed or withdrawn. */
 export interface NvdImportResult {
   changedCves: Set<string>;
+}
+
+/** The records of a local input found (or told) to be the NVD's. */
+export function nvdSourceOf(path: string, found: DetectedKind): Promise<NvdSource> {
+  if (found.nvd === 'record') return nvdRecordFileSource(path);
+  if (found.nvd === 'directory') return nvdDirectorySource(path);
+  if (found.nvd === 'zip') return nvdZipSource(path);
+  return nvdFeedSource(path, found.gzip ?? false);
 }
 
 /** Imports one NVD source into `summary`; returns the CVEs it changed. */
