@@ -160,7 +160,7 @@ export interface CoverageView {
 }
 
 /** The kinds of feed imported (vulnerabilities.md, Feeds). */
-export const FEED_KINDS = ['osv', 'cisa-kev', 'eu-kev', 'epss'] as const;
+export const FEED_KINDS = ['osv', 'cisa-kev', 'eu-kev', 'epss', 'nvd'] as const;
 export type FeedKind = (typeof FEED_KINDS)[number];
 
 export function isFeedKind(value: string): value is FeedKind {
