@@ -63,3 +63,34 @@ export function rangeText(range: VersionRange | null): string {
   ];
   return parts.filter((p) => p !== null).join(', ');
 }
+
+const SOURCE_WORDS: Record<CpeSource, string> = {
+  sbom: 'from the SBOM',
+  vendor_table: 'with its vendor from the vendor table',
+  mapping: 'through the CPE confirmed for its name',
+};
+
+/**
+ * The evidence in one sentence for people (firmware.md: "busybox 1.36.1 from the SBOM is in
+ * cpe:2.3:a:busybox:busybox ≤ 1.36.1"): the component, where its CPE came from, the criterion
+ * with its range, then what qualifies it — the version the SBOM gave when the CPE's was used,
+ * the build's decorations taken off, a criterion without bound, a condition nothing decided.
+ */
+export function evidenceSentence(componentName: string, e: Evidence): string {
+  const c = e.comparison;
+  const version = c.version ?? c.sbom_version;
+  const subject = `${componentName}${version ? ` ${version}` : ''} ${SOURCE_WORDS[e.cpe_source]}`;
+  const range = rangeText(e.range);
+  const criteria = shortCriteria(e.criteria);
+  let sentence = e.unbounded
+    ? `${subject} is named by ${criteria}, which bounds no version`
+    : `${subject} is in ${criteria}${range ? ` ${range}` : ''}`;
+  const notes: string[] = [];
+  if (c.version_from === 'cpe' && c.sbom_version !== null && c.sbom_version !== c.version)
+    notes.push(`the CPE's version, where the SBOM says ${c.sbom_version}`);
+  if (c.stripped.length > 0 && c.compared_as !== null) notes.push(`compared as ${c.compared_as}, ${c.stripped.join(', ')} taken off`);
+  if (e.cpe_source !== 'sbom') notes.push(`as ${e.cpe}`);
+  if (notes.length > 0) sentence += ` (${notes.join('; ')})`;
+  if (e.conditional && e.condition) sentence += `; ${e.condition}`;
+  return `${sentence}.`;
+}
