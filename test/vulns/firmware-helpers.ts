@@ -1,60 +1,27 @@
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createCpeMatcher } from '../../src/vulns/engine/cpe-matcher.js';
-import { createFindingsEngine } from '../../src/vulns/engine/findings-engine.js';
-import { checkedCanonical } from '../../src/vulns/feeds/json-text.js';
-import { readNvdRecord } from '../../src/vulns/feeds/nvd-record.js';
 import type { Harness } from '../helpers/app.js';
+import { importFeeds } from './helpers.js';
 
 // Factories for the firmware tests: a product whose SBOM lists components by name and version
-// (their CPEs and the device's written as the SBOM reader stores them), NVD records from the
-// mirror of real ones (test/fixtures/firmware/nvd/), and the matching an NVD import runs.
+// (their CPEs and the device's written as the SBOM reader stores them), and NVD records imported
+// from the mirror of real ones (test/fixtures/firmware/nvd/).
 
 const MIRROR = fileURLToPath(new URL('../fixtures/firmware/nvd/mirror/', import.meta.url));
 
-/** A real NVD record of the mirror, by CVE id. */
-export function nvdFixture(cve: string): unknown {
+/** A real NVD record file of the mirror, by CVE id. */
+export function nvdFile(cve: string): string {
   const [, year, number] = /^CVE-(\d{4})-(\d+)$/.exec(cve)!;
-  const dir = join(MIRROR, `CVE-${year}`, `CVE-${year}-${number!.slice(0, -2)}xx`);
-  const file = readdirSync(dir).find((f) => f === `${cve}.json`);
-  if (!file) throw new Error(`no mirror record ${cve}`);
-  return JSON.parse(readFileSync(join(dir, file), 'utf8'));
+  const file = join(MIRROR, `CVE-${year}`, `CVE-${year}-${number!.slice(0, -2)}xx`, `${cve}.json`);
+  if (!existsSync(file)) throw new Error(`no mirror record ${cve}`);
+  return file;
 }
 
-/** Stores NVD records (the `cve` objects) as the NVD import keeps them. */
-export async function seedNvd(h: Harness, ...records: unknown[]): Promise<void> {
-  await h.database.transaction(async (db) => {
-    for (const value of records) {
-      const r = readNvdRecord(value, checkedCanonical(value));
-      await db
-        .insertInto('nvd_records')
-        .values({
-          cve: r.id,
-          digest: r.digest,
-          status: r.status,
-          summary: r.summary,
-          cvss_score: r.cvss?.score ?? null,
-          cvss_vector: r.cvss?.vector ?? null,
-          cvss_source: r.cvss?.source ?? null,
-          configurations: JSON.stringify(r.configurations),
-          cisa_exploit_add: r.cisaExploitAdd,
-          references: JSON.stringify(r.references),
-          published: r.published,
-          modified: r.modified,
-          withdrawn: r.withdrawn,
-          imported_at: h.clock.now().toISOString(),
-        })
-        .execute();
-      const keys = [...r.productKeys, ...(r.everyProduct ? ['*'] : [])];
-      if (keys.length)
-        await db
-          .insertInto('nvd_record_products')
-          .values(keys.map((k) => ({ product_key: k, cve: r.id })))
-          .execute();
-    }
-  });
+/** Imports these mirror records as `vuln import` does (it matches and refreshes the products they concern). */
+export function importNvd(h: Harness, ...cves: string[]): Promise<void> {
+  return importFeeds(h, ...cves.map(nvdFile));
 }
 
 export interface FirmwareComponent {
@@ -120,11 +87,4 @@ export async function firmwareProduct(
         .execute();
   });
   return { org, sku, productId: product.id };
-}
-
-/** What an NVD import runs once its records are stored: the unread components' CPEs read, then the products refreshed. */
-export async function matchAfterNvdImport(h: Harness, productIds: readonly string[]) {
-  const cpe = createCpeMatcher(h.database);
-  await cpe.readUnread();
-  return createFindingsEngine(h.database, { clock: h.clock.now, cpe }).refreshProducts(productIds);
 }
