@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { buildHarness } from '../helpers/app.js';
+import { signedInAgent } from '../helpers/console.js';
 import { firmwareProduct, importNvd, nvdFile } from './firmware-helpers.js';
 import { cliOf, fixture, importFeeds, importRecords, RECORDS } from './helpers.js';
 
@@ -91,6 +92,10 @@ describe('findings from CPEs', () => {
     );
     const text = await cli('finding', 'list', '--org', 'acme', '--conditional');
     assert.match(text.stdout, /only with cpe:2\.3:h:tp-link:archer_ax21:-/);
+    const { agent } = await signedInAgent(h, 'acme', 'viewer@acme.example', 'viewer');
+    const page = (await agent.get('/console/o/acme/products/RT-1')).body;
+    assert.match(page, /No known vulnerability in the components of its releases/);
+    assert.match(page, /<span id="conditional-findings">1 more conditional on a part nothing in the SBOM decides/);
     // CVE-2023-1389 is in CISA KEV: only the asserted finding is carried to Article 14.
     const signals: Array<{ source: string; product_sku: string; cve: string }> = (
       await cli('signal', 'list', '--org', 'acme', '--json')
