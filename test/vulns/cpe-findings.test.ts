@@ -20,17 +20,10 @@ describe('findings from CPEs', () => {
   it('finds CVE-2023-0286 in OpenSSL 1.0.2zf by its SBOM CPE, with its evidence, and not in 1.0.2zg', async (t) => {
     const h = await buildHarness(t);
     const cli = cliOf(h);
-    const old = await firmwareProduct(h, [
-      { name: 'openssl', version: '1.0.2zf', cpes: ['cpe:2.3:a:openssl:openssl:1.0.2zf:*:*:*:*:*:*:*'] },
-    ]);
-    const fixed = await firmwareProduct(
-      h,
-      [{ name: 'openssl', version: '1.0.2zg', cpes: ['cpe:2.3:a:openssl:openssl:1.0.2zg:*:*:*:*:*:*:*'] }],
-      {
-        sku: 'RT-2',
-      },
-    );
-    assert.ok(old.productId && fixed.productId);
+    await firmwareProduct(h, [{ name: 'openssl', version: '1.0.2zf', cpe: 'cpe:2.3:a:openssl:openssl:1.0.2zf:*:*:*:*:*:*:*' }]);
+    await firmwareProduct(h, [{ name: 'openssl', version: '1.0.2zg', cpe: 'cpe:2.3:a:openssl:openssl:1.0.2zg:*:*:*:*:*:*:*' }], {
+      sku: 'RT-2',
+    });
     const imported = await cli('vuln', 'import', nvdFile('CVE-2023-0286'), '--json');
     assert.equal(imported.code, 0, imported.stderr);
     assert.deepEqual(imported.json().findings, { new: 1, resolved: 0 });
@@ -52,11 +45,12 @@ describe('findings from CPEs', () => {
 
   it('fills a vendorless Yocto CPE from the vendor table, confidence inferred', async (t) => {
     const h = await buildHarness(t);
-    await firmwareProduct(h, [
-      { name: 'openssh', version: '9.3p1-r0', cpes: ['cpe:2.3:*:*:openssh:9.3p1:*:*:*:*:*:*:*'] },
-      { name: 'acme-daemon', version: '1.0', cpes: ['cpe:2.3:*:*:acme-daemon:1.0:*:*:*:*:*:*:*'] },
-    ]);
+    // the record first: the SBOM's components are read and matched as it is stored
     await importNvd(h, 'CVE-2023-38408');
+    await firmwareProduct(h, [
+      { name: 'openssh', version: '9.3p1-r0', cpe: 'cpe:2.3:*:*:openssh:9.3p1:*:*:*:*:*:*:*' },
+      { name: 'acme-daemon', version: '1.0', cpe: 'cpe:2.3:*:*:acme-daemon:1.0:*:*:*:*:*:*:*' },
+    ]);
     const findings: Listed[] = (await cliOf(h)('finding', 'list', '--org', 'acme', '--json')).json().findings;
     assert.deepEqual(
       findings.map((f) => [f.vulnerability, f.component.name, f.match?.cpe_source, f.match?.confidence]),
@@ -70,11 +64,11 @@ describe('findings from CPEs', () => {
     const firmware = {
       name: 'archer_ax21_firmware',
       version: '1.1.1',
-      cpes: ['cpe:2.3:o:tp-link:archer_ax21_firmware:1.1.1:*:*:*:*:*:*:*'],
+      cpe: 'cpe:2.3:o:tp-link:archer_ax21_firmware:1.1.1:*:*:*:*:*:*:*',
     };
     await firmwareProduct(h, [firmware]);
-    await firmwareProduct(h, [firmware], { sku: 'AX21', subject: ['cpe:2.3:h:tp-link:archer_ax21:-:*:*:*:*:*:*:*'] });
-    await firmwareProduct(h, [firmware], { sku: 'C7', subject: ['cpe:2.3:h:tp-link:archer_c7:5.0:*:*:*:*:*:*:*'] });
+    await firmwareProduct(h, [firmware], { sku: 'AX21', subject: 'cpe:2.3:h:tp-link:archer_ax21:-:*:*:*:*:*:*:*' });
+    await firmwareProduct(h, [firmware], { sku: 'C7', subject: 'cpe:2.3:h:tp-link:archer_c7:5.0:*:*:*:*:*:*:*' });
     await importFeeds(h, fixture('cisa-kev.json'));
     await importNvd(h, 'CVE-2023-1389');
 
@@ -110,7 +104,7 @@ describe('findings from CPEs', () => {
     const h = await buildHarness(t);
     await importRecords(h, RECORDS.salt2);
     await firmwareProduct(h, [
-      { name: 'salt', version: '3000.1', purl: 'pkg:pypi/salt@3000.1', cpes: ['cpe:2.3:a:saltstack:salt:3000.1:*:*:*:*:*:*:*'] },
+      { name: 'salt', version: '3000.1', purl: 'pkg:pypi/salt@3000.1', cpe: 'cpe:2.3:a:saltstack:salt:3000.1:*:*:*:*:*:*:*' },
     ]);
     const before: Listed[] = (await cliOf(h)('finding', 'list', '--org', 'acme', '--json')).json().findings;
     assert.deepEqual(

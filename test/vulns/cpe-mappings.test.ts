@@ -20,7 +20,7 @@ describe('candidate CPEs and confirmed mappings', () => {
       { name: 'U_Boot', version: '2022.01' },
       { name: 'archer-ax21-firmware', version: '1.1.1' },
       { name: 'acme-blob', version: '7' },
-      { name: 'openssl', version: '3.0.7', cpes: ['cpe:2.3:a:openssl:openssl:3.0.7:*:*:*:*:*:*:*'] },
+      { name: 'openssl', version: '3.0.7', cpe: 'cpe:2.3:a:openssl:openssl:3.0.7:*:*:*:*:*:*:*' },
     ]);
     await firmwareProduct(h, [{ name: 'U_Boot', version: '2022.01' }], { sku: 'RT-2' });
     const listed = await cliOf(h)('component', 'candidates', '--org', 'acme', '--json');

@@ -13,12 +13,12 @@ describe('coverage of firmware components', () => {
     const h = await buildHarness(t);
     await importNvd(h, 'CVE-2023-1389');
     await firmwareProduct(h, [
-      { name: 'openssl', version: '3.0.7', cpes: ['cpe:2.3:a:openssl:openssl:3.0.7:*:*:*:*:*:*:*'] },
-      { name: 'busybox', version: '1.36.1-r0', cpes: ['cpe:2.3:*:*:busybox:1.36.1:*:*:*:*:*:*:*'] },
-      { name: 'acme-daemon', version: '1.0', cpes: ['cpe:2.3:*:*:acme-daemon:1.0:*:*:*:*:*:*:*'] },
-      { name: 'widget', version: '1.0', cpes: ['cpe:2.3:a:acme:w*dget:1.0:*:*:*:*:*:*:*'] },
-      { name: 'curl', cpes: ['cpe:2.3:a:haxx:curl:*:*:*:*:*:*:*:*'] },
-      { name: 'tool', version: 'latest', cpes: ['cpe:2.3:a:acme:tool:latest:*:*:*:*:*:*:*'] },
+      { name: 'openssl', version: '3.0.7', cpe: 'cpe:2.3:a:openssl:openssl:3.0.7:*:*:*:*:*:*:*' },
+      { name: 'busybox', version: '1.36.1-r0', cpe: 'cpe:2.3:*:*:busybox:1.36.1:*:*:*:*:*:*:*' },
+      { name: 'acme-daemon', version: '1.0', cpe: 'cpe:2.3:*:*:acme-daemon:1.0:*:*:*:*:*:*:*' },
+      { name: 'widget', version: '1.0', cpe: 'cpe:2.3:a:acme:w*dget:1.0:*:*:*:*:*:*:*' },
+      { name: 'curl', cpe: 'cpe:2.3:a:haxx:curl:*:*:*:*:*:*:*:*' },
+      { name: 'tool', version: 'latest', cpe: 'cpe:2.3:a:acme:tool:latest:*:*:*:*:*:*:*' },
       { name: 'zlib', version: '1.2.13' },
       { name: 'archer_ax21_firmware', version: '1.1.1' },
       { name: 'acme-blob', version: '7' },
