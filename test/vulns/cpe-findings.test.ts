@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { buildHarness } from '../helpers/app.js';
-import { firmwareProduct, matchAfterNvdImport, nvdFixture, seedNvd } from './firmware-helpers.js';
-import { cliOf, importRecords, RECORDS } from './helpers.js';
+import { signedInAgent } from '../helpers/console.js';
+import { firmwareProduct, importNvd, nvdFile } from './firmware-helpers.js';
+import { cliOf, fixture, importFeeds, importRecords, RECORDS } from './helpers.js';
 
 // Firmware components matched by CPE against real NVD records, through the findings engine, and
 // listed as an administrator lists them (`finding list --json`): evidence, sources, and
@@ -19,19 +20,13 @@ describe('findings from CPEs', () => {
   it('finds CVE-2023-0286 in OpenSSL 1.0.2zf by its SBOM CPE, with its evidence, and not in 1.0.2zg', async (t) => {
     const h = await buildHarness(t);
     const cli = cliOf(h);
-    const old = await firmwareProduct(h, [
-      { name: 'openssl', version: '1.0.2zf', cpes: ['cpe:2.3:a:openssl:openssl:1.0.2zf:*:*:*:*:*:*:*'] },
-    ]);
-    const fixed = await firmwareProduct(
-      h,
-      [{ name: 'openssl', version: '1.0.2zg', cpes: ['cpe:2.3:a:openssl:openssl:1.0.2zg:*:*:*:*:*:*:*'] }],
-      {
-        sku: 'RT-2',
-      },
-    );
-    await seedNvd(h, nvdFixture('CVE-2023-0286'));
-    const run = await matchAfterNvdImport(h, [old.productId, fixed.productId]);
-    assert.deepEqual(run, { new: 1, resolved: 0 });
+    await firmwareProduct(h, [{ name: 'openssl', version: '1.0.2zf', cpe: 'cpe:2.3:a:openssl:openssl:1.0.2zf:*:*:*:*:*:*:*' }]);
+    await firmwareProduct(h, [{ name: 'openssl', version: '1.0.2zg', cpe: 'cpe:2.3:a:openssl:openssl:1.0.2zg:*:*:*:*:*:*:*' }], {
+      sku: 'RT-2',
+    });
+    const imported = await cli('vuln', 'import', nvdFile('CVE-2023-0286'), '--json');
+    assert.equal(imported.code, 0, imported.stderr);
+    assert.deepEqual(imported.json().findings, { new: 1, resolved: 0 });
 
     const listed = await cli('finding', 'list', '--org', 'acme', '--json');
     assert.equal(listed.code, 0, listed.stderr);
@@ -50,12 +45,12 @@ describe('findings from CPEs', () => {
 
   it('fills a vendorless Yocto CPE from the vendor table, confidence inferred', async (t) => {
     const h = await buildHarness(t);
-    const { productId } = await firmwareProduct(h, [
-      { name: 'openssh', version: '9.3p1-r0', cpes: ['cpe:2.3:*:*:openssh:9.3p1:*:*:*:*:*:*:*'] },
-      { name: 'acme-daemon', version: '1.0', cpes: ['cpe:2.3:*:*:acme-daemon:1.0:*:*:*:*:*:*:*'] },
+    // the record first: the SBOM's components are read and matched as it is stored
+    await importNvd(h, 'CVE-2023-38408');
+    await firmwareProduct(h, [
+      { name: 'openssh', version: '9.3p1-r0', cpe: 'cpe:2.3:*:*:openssh:9.3p1:*:*:*:*:*:*:*' },
+      { name: 'acme-daemon', version: '1.0', cpe: 'cpe:2.3:*:*:acme-daemon:1.0:*:*:*:*:*:*:*' },
     ]);
-    await seedNvd(h, nvdFixture('CVE-2023-38408'));
-    await matchAfterNvdImport(h, [productId]);
     const findings: Listed[] = (await cliOf(h)('finding', 'list', '--org', 'acme', '--json')).json().findings;
     assert.deepEqual(
       findings.map((f) => [f.vulnerability, f.component.name, f.match?.cpe_source, f.match?.confidence]),
@@ -63,19 +58,19 @@ describe('findings from CPEs', () => {
     );
   });
 
-  it('leaves the TP-Link firmware conditional without the device, and asserts it with it', async (t) => {
+  it('leaves the TP-Link firmware conditional without the device (no signal), and asserts it with it (a signal)', async (t) => {
     const h = await buildHarness(t);
     const cli = cliOf(h);
     const firmware = {
       name: 'archer_ax21_firmware',
       version: '1.1.1',
-      cpes: ['cpe:2.3:o:tp-link:archer_ax21_firmware:1.1.1:*:*:*:*:*:*:*'],
+      cpe: 'cpe:2.3:o:tp-link:archer_ax21_firmware:1.1.1:*:*:*:*:*:*:*',
     };
-    const unknown = await firmwareProduct(h, [firmware]);
-    const ax21 = await firmwareProduct(h, [firmware], { sku: 'AX21', subject: ['cpe:2.3:h:tp-link:archer_ax21:-:*:*:*:*:*:*:*'] });
-    const c7 = await firmwareProduct(h, [firmware], { sku: 'C7', subject: ['cpe:2.3:h:tp-link:archer_c7:5.0:*:*:*:*:*:*:*'] });
-    await seedNvd(h, nvdFixture('CVE-2023-1389'));
-    await matchAfterNvdImport(h, [unknown.productId, ax21.productId, c7.productId]);
+    await firmwareProduct(h, [firmware]);
+    await firmwareProduct(h, [firmware], { sku: 'AX21', subject: 'cpe:2.3:h:tp-link:archer_ax21:-:*:*:*:*:*:*:*' });
+    await firmwareProduct(h, [firmware], { sku: 'C7', subject: 'cpe:2.3:h:tp-link:archer_c7:5.0:*:*:*:*:*:*:*' });
+    await importFeeds(h, fixture('cisa-kev.json'));
+    await importNvd(h, 'CVE-2023-1389');
 
     const asserted: Array<Listed & { product_sku: string }> = (await cli('finding', 'list', '--org', 'acme', '--json')).json().findings;
     assert.deepEqual(
@@ -91,49 +86,37 @@ describe('findings from CPEs', () => {
     );
     const text = await cli('finding', 'list', '--org', 'acme', '--conditional');
     assert.match(text.stdout, /only with cpe:2\.3:h:tp-link:archer_ax21:-/);
+    const { agent } = await signedInAgent(h, 'acme', 'viewer@acme.example', 'viewer');
+    const page = (await agent.get('/console/o/acme/products/RT-1')).body;
+    assert.match(page, /No known vulnerability in the components of its releases/);
+    assert.match(page, /<span id="conditional-findings">1 more conditional on a part nothing in the SBOM decides/);
+    // CVE-2023-1389 is in CISA KEV: only the asserted finding is carried to Article 14.
+    const signals: Array<{ source: string; product_sku: string; cve: string }> = (
+      await cli('signal', 'list', '--org', 'acme', '--json')
+    ).json();
+    assert.deepEqual(
+      signals.filter((s) => s.source === 'platform:vulnerability-intelligence').map((s) => [s.product_sku, s.cve]),
+      [['AX21', 'CVE-2023-1389']],
+    );
   });
 
   it('makes one finding of a CVE found by purl and by CPE, both sources named', async (t) => {
     const h = await buildHarness(t);
-    await importRecords(h, RECORDS.salt);
-    const { productId } = await firmwareProduct(h, [
-      { name: 'salt', version: '3000.1', purl: 'pkg:pypi/salt@3000.1', cpes: ['cpe:2.3:a:saltstack:salt:3000.1:*:*:*:*:*:*:*'] },
+    await importRecords(h, RECORDS.salt2);
+    await firmwareProduct(h, [
+      { name: 'salt', version: '3000.1', purl: 'pkg:pypi/salt@3000.1', cpe: 'cpe:2.3:a:saltstack:salt:3000.1:*:*:*:*:*:*:*' },
     ]);
     const before: Listed[] = (await cliOf(h)('finding', 'list', '--org', 'acme', '--json')).json().findings;
     assert.deepEqual(
       before.map((f) => [f.vulnerability, f.sources, f.match]),
-      [['CVE-2020-11651', ['osv'], null]],
+      [['CVE-2020-11652', ['osv'], null]],
     );
-    // The NVD's configuration of CVE-2020-11651 (its SaltStack entries).
-    await seedNvd(h, {
-      id: 'CVE-2020-11651',
-      vulnStatus: 'Analyzed',
-      configurations: [
-        {
-          nodes: [
-            {
-              operator: 'OR',
-              negate: false,
-              cpeMatch: [
-                { vulnerable: true, criteria: 'cpe:2.3:a:saltstack:salt:*:*:*:*:*:*:*:*', versionEndExcluding: '2019.2.4' },
-                {
-                  vulnerable: true,
-                  criteria: 'cpe:2.3:a:saltstack:salt:*:*:*:*:*:*:*:*',
-                  versionStartIncluding: '3000',
-                  versionEndExcluding: '3000.2',
-                },
-              ],
-            },
-          ],
-        },
-      ],
-    });
-    const run = await matchAfterNvdImport(h, [productId]);
-    assert.deepEqual(run, { new: 0, resolved: 0 });
+    const imported = await cliOf(h)('vuln', 'import', nvdFile('CVE-2020-11652'), '--json');
+    assert.deepEqual(imported.json().findings, { new: 0, resolved: 0 }, 'the same finding, not a second one');
     const after: Listed[] = (await cliOf(h)('finding', 'list', '--org', 'acme', '--json')).json().findings;
     assert.deepEqual(
       after.map((f) => [f.vulnerability, f.sources, f.match?.cpe]),
-      [['CVE-2020-11651', ['nvd', 'osv'], 'cpe:2.3:a:saltstack:salt:3000.1:*:*:*:*:*:*:*']],
+      [['CVE-2020-11652', ['nvd', 'osv'], 'cpe:2.3:a:saltstack:salt:3000.1:*:*:*:*:*:*:*']],
     );
   });
 });

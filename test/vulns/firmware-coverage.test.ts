@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { buildHarness } from '../helpers/app.js';
 import { signedInAgent } from '../helpers/console.js';
-import { firmwareProduct, nvdFixture, seedNvd } from './firmware-helpers.js';
+import { firmwareProduct, importNvd } from './firmware-helpers.js';
 import { cliOf } from './helpers.js';
 
 // Coverage of a firmware SBOM (firmware.md, Coverage): each component matchable by purl, by CPE,
@@ -11,14 +11,14 @@ import { cliOf } from './helpers.js';
 describe('coverage of firmware components', () => {
   it('names why each component cannot be matched by CPE, and which have candidate CPEs', async (t) => {
     const h = await buildHarness(t);
-    await seedNvd(h, nvdFixture('CVE-2023-1389'));
+    await importNvd(h, 'CVE-2023-1389');
     await firmwareProduct(h, [
-      { name: 'openssl', version: '3.0.7', cpes: ['cpe:2.3:a:openssl:openssl:3.0.7:*:*:*:*:*:*:*'] },
-      { name: 'busybox', version: '1.36.1-r0', cpes: ['cpe:2.3:*:*:busybox:1.36.1:*:*:*:*:*:*:*'] },
-      { name: 'acme-daemon', version: '1.0', cpes: ['cpe:2.3:*:*:acme-daemon:1.0:*:*:*:*:*:*:*'] },
-      { name: 'widget', version: '1.0', cpes: ['cpe:2.3:a:acme:w*dget:1.0:*:*:*:*:*:*:*'] },
-      { name: 'curl', cpes: ['cpe:2.3:a:haxx:curl:*:*:*:*:*:*:*:*'] },
-      { name: 'tool', version: 'latest', cpes: ['cpe:2.3:a:acme:tool:latest:*:*:*:*:*:*:*'] },
+      { name: 'openssl', version: '3.0.7', cpe: 'cpe:2.3:a:openssl:openssl:3.0.7:*:*:*:*:*:*:*' },
+      { name: 'busybox', version: '1.36.1-r0', cpe: 'cpe:2.3:*:*:busybox:1.36.1:*:*:*:*:*:*:*' },
+      { name: 'acme-daemon', version: '1.0', cpe: 'cpe:2.3:*:*:acme-daemon:1.0:*:*:*:*:*:*:*' },
+      { name: 'widget', version: '1.0', cpe: 'cpe:2.3:a:acme:w*dget:1.0:*:*:*:*:*:*:*' },
+      { name: 'curl', cpe: 'cpe:2.3:a:haxx:curl:*:*:*:*:*:*:*:*' },
+      { name: 'tool', version: 'latest', cpe: 'cpe:2.3:a:acme:tool:latest:*:*:*:*:*:*:*' },
       { name: 'zlib', version: '1.2.13' },
       { name: 'archer_ax21_firmware', version: '1.1.1' },
       { name: 'acme-blob', version: '7' },

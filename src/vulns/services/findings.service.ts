@@ -140,14 +140,16 @@ export function createFindingsService(database: Database, { orgs, products }: Fi
 
     /**
      * A product's findings per release (the latest revision of each, newest first): how many,
-     * how many exploited, how many still to act on (in triage or exploitable).
+     * how many exploited, how many still to act on (in triage or exploitable); and how many
+     * conditional ones it has, apart.
      */
     async productFindings(orgSlug: string, sku: string) {
       const { id: orgId } = await orgs.requireOrg(orgSlug);
       const product = await products.requireProduct(orgId, sku);
-      const [revisions, rows] = await Promise.all([
+      const [revisions, rows, conditional] = await Promise.all([
         findingsListRepo.latestRevisions(db, product.id),
         findingsListRepo.ofProduct(db, orgId, product.id),
+        findingsListRepo.count(db, { orgId, productId: product.id, conditional: true }),
       ]);
       const releases = revisions.map((r) => ({ ...r, findings: 0, exploited: 0, open: 0, critical: 0, high: 0 }));
       const byRelease = new Map(releases.map((r) => [r.release, r]));
@@ -164,7 +166,8 @@ export function createFindingsService(database: Database, { orgs, products }: Fi
           if (band === 'high') release.high++;
         }
       }
-      return { sku: product.sku, findings: rows.length, releases };
+      // Conditional findings (firmware.md) are counted apart, in none of the release counts.
+      return { sku: product.sku, findings: rows.length, conditional, releases };
     },
 
     /**

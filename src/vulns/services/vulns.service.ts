@@ -40,6 +40,9 @@ export function createVulnService(
     clock,
     fetchPolicy: options.fetchPolicy,
     collectGarbage: options.collectGarbage,
+    // Components stored before any NVD record was held have their CPEs read before the products a
+    // batch concerns are looked up (component_cpe_keys); a no-op query once all are read.
+    nvdChanged: () => cpe.readUnread(),
   });
   const findings = createFindingsService(database, { orgs, products }, { clock });
   const analysis = createAnalysisService(database, { orgs, products }, { clock });
