@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { buildHarness } from '../helpers/app.js';
 import { signedInAgent } from '../helpers/console.js';
 import { one, parseHtml, tableRows, text } from '../helpers/html.js';
-import { firmwareProduct, matchAfterNvdImport, nvdFixture, seedNvd } from '../vulns/firmware-helpers.js';
+import { firmwareProduct, importNvd } from '../vulns/firmware-helpers.js';
 
 // Firmware in the console (firmware.md; issue 39, item 7): a CPE finding's evidence in a sentence
 // on its vulnerability's page, conditional findings listed apart with their condition, the
@@ -15,11 +15,8 @@ const base = '/console/o/acme';
 describe('console: firmware findings', () => {
   it('says why a CPE finding exists, in a sentence, on its vulnerability’s page', async (t) => {
     const h = await buildHarness(t);
-    const { productId } = await firmwareProduct(h, [
-      { name: 'openssl', version: '1.0.2zf', cpes: ['cpe:2.3:a:openssl:openssl:1.0.2zf:*:*:*:*:*:*:*'] },
-    ]);
-    await seedNvd(h, nvdFixture('CVE-2023-0286'));
-    await matchAfterNvdImport(h, [productId]);
+    await firmwareProduct(h, [{ name: 'openssl', version: '1.0.2zf', cpe: 'cpe:2.3:a:openssl:openssl:1.0.2zf:*:*:*:*:*:*:*' }]);
+    await importNvd(h, 'CVE-2023-0286');
     const { agent: viewer } = await signedInAgent(h, 'acme', 'viewer@acme.example', 'viewer');
 
     const page = await viewer.get(`${base}/vulnerabilities/CVE-2023-0286`);
@@ -32,11 +29,10 @@ describe('console: firmware findings', () => {
 
   it('lists a finding nothing in the SBOM decides apart, with its condition', async (t) => {
     const h = await buildHarness(t);
-    const { productId } = await firmwareProduct(h, [
-      { name: 'archer_ax21_firmware', version: '1.1.1', cpes: ['cpe:2.3:o:tp-link:archer_ax21_firmware:1.1.1:*:*:*:*:*:*:*'] },
+    await firmwareProduct(h, [
+      { name: 'archer_ax21_firmware', version: '1.1.1', cpe: 'cpe:2.3:o:tp-link:archer_ax21_firmware:1.1.1:*:*:*:*:*:*:*' },
     ]);
-    await seedNvd(h, nvdFixture('CVE-2023-1389'));
-    await matchAfterNvdImport(h, [productId]);
+    await importNvd(h, 'CVE-2023-1389');
     const { agent: viewer } = await signedInAgent(h, 'acme', 'viewer@acme.example', 'viewer');
 
     const list = parseHtml((await viewer.get(`${base}/vulnerabilities`)).body);
@@ -59,7 +55,7 @@ describe('console: candidate CPEs', () => {
     const h = await buildHarness(t);
     await firmwareProduct(h, [{ name: 'curl', version: '7.88.0' }]);
     await firmwareProduct(h, [{ name: 'curl', version: '7.88.0' }], { sku: 'RT-2' });
-    await seedNvd(h, nvdFixture('CVE-2023-0286'));
+    await importNvd(h, 'CVE-2023-0286');
     const { agent: viewer } = await signedInAgent(h, 'acme', 'viewer@acme.example', 'viewer');
     const { agent: analyst } = await signedInAgent(h, 'acme', 'analyst@acme.example', 'analyst');
 
