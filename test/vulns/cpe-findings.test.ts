@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { buildHarness } from '../helpers/app.js';
 import { signedInAgent } from '../helpers/console.js';
@@ -118,5 +121,31 @@ describe('findings from CPEs', () => {
       after.map((f) => [f.vulnerability, f.sources, f.match?.cpe]),
       [['CVE-2020-11652', ['nvd', 'osv'], 'cpe:2.3:a:saltstack:salt:3000.1:*:*:*:*:*:*:*']],
     );
+  });
+  it('follows a changed record: a narrowed range resolves the finding, a rejected record too', async (t) => {
+    const h = await buildHarness(t);
+    const cli = cliOf(h);
+    await firmwareProduct(h, [{ name: 'openssl', version: '1.0.2zf', cpe: 'cpe:2.3:a:openssl:openssl:1.0.2zf:*:*:*:*:*:*:*' }]);
+    await importNvd(h, 'CVE-2023-0286');
+    const dir = mkdtempSync(join(tmpdir(), 'cra-nvd-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const record = JSON.parse(readFileSync(nvdFile('CVE-2023-0286'), 'utf8'));
+    // The 1.0.2 branch's range ends at 1.0.2zf now: 1.0.2zf is no longer in it.
+    const narrowed = JSON.parse(JSON.stringify(record).replace('"versionEndExcluding":"1.0.2zg"', '"versionEndExcluding":"1.0.2zf"'));
+    assert.notDeepEqual(narrowed, record);
+    writeFileSync(join(dir, 'narrowed.json'), JSON.stringify({ ...narrowed, lastModified: '2026-11-01T00:00:00.000' }));
+    const changed = await cli('vuln', 'import', join(dir, 'narrowed.json'), '--json');
+    assert.equal(changed.code, 0, changed.stderr);
+    assert.deepEqual(changed.json().findings, { new: 0, resolved: 1 });
+    assert.deepEqual((await cli('finding', 'list', '--org', 'acme', '--json')).json().findings, []);
+    // Back as it was, then rejected: found again, then resolved with the record.
+    await importNvd(h, 'CVE-2023-0286');
+    assert.equal((await cli('finding', 'list', '--org', 'acme', '--json')).json().count, 1);
+    writeFileSync(
+      join(dir, 'rejected.json'),
+      JSON.stringify({ ...record, vulnStatus: 'Rejected', lastModified: '2026-11-02T00:00:00.000' }),
+    );
+    const rejected = await cli('vuln', 'import', join(dir, 'rejected.json'), '--json');
+    assert.deepEqual(rejected.json().findings, { new: 0, resolved: 1 });
   });
 });

@@ -103,7 +103,7 @@ export function createCpeMatcher(database: Database) {
           rows.filter((r) => r.cpes === null).map((r) => r.org),
         );
         const readings = rows.map((row) => readingOf(row, mappings.get(row.org)));
-        await inChunks(readings, (chunk) => cpeMatchingRepo.recordReadings(database, chunk), CHUNK);
+        await cpeMatchingRepo.recordReadings(database, readings);
       },
       COMPONENT_SLICE,
     );

@@ -73,8 +73,6 @@ export function createVulnService(
     cpeMappings: cpeMappings.mappings,
     mapCpe: cpeMappings.map,
     unmapCpe: cpeMappings.unmap,
-    /** Reads the CPEs of every component not read yet: what an NVD import runs before it refreshes products. */
-    readUnreadCpes: cpe.readUnread,
 
     /** Starts matching a new revision's components and refreshing the product's findings, in the background. */
     afterIngest(productId: string, componentIds: ArrayLike<number>): void {

@@ -57,13 +57,27 @@ export const cpeMatchingRepo = {
   /** Records these readings; a component read meanwhile by another instance keeps its rows. */
   async recordReadings(database: Database, readings: readonly CpeReading[]): Promise<void> {
     if (readings.length === 0) return;
+    const keys = readings.flatMap((r) => r.keys.map((key) => ({ product_key: key, component_id: r.id })));
+    if (database.dialect === 'postgres') {
+      // Two statements whatever the number: each is a round trip.
+      await database.transaction(async (trx) => {
+        await sql`insert into component_cpe_reads (component_id, status)
+          select * from unnest(${readings.map((r) => r.id)}::integer[], ${readings.map((r) => r.status)}::text[])
+          on conflict (component_id) do nothing`.execute(trx);
+        if (keys.length)
+          await sql`insert into component_cpe_keys (product_key, component_id)
+            select * from unnest(${keys.map((k) => k.product_key)}::text[], ${keys.map((k) => k.component_id)}::integer[])
+            on conflict do nothing`.execute(trx);
+      });
+      return;
+    }
     await database.transaction(async (trx) => {
-      await trx
-        .insertInto('component_cpe_reads')
-        .values(readings.map((r) => ({ component_id: r.id, status: r.status })))
-        .onConflict((oc) => oc.column('component_id').doNothing())
-        .execute();
-      const keys = readings.flatMap((r) => r.keys.map((key) => ({ product_key: key, component_id: r.id })));
+      for (let i = 0; i < readings.length; i += 500)
+        await trx
+          .insertInto('component_cpe_reads')
+          .values(readings.slice(i, i + 500).map((r) => ({ component_id: r.id, status: r.status })))
+          .onConflict((oc) => oc.column('component_id').doNothing())
+          .execute();
       for (let i = 0; i < keys.length; i += 500)
         await trx
           .insertInto('component_cpe_keys')
