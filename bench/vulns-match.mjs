@@ -15,10 +15,17 @@
 //   revision holds), 1,000 of them affected by advisories already imported. This process polls
 //   the findings table until the product's 1,000 findings are there.
 //
+// The firmware rows (firmware.md, Goals) beside them, in the same run and on the same server: 100
+// more products whose SBOMs name their 10,000 components by CPE alone (1,000,000 more references
+// over 100,000 distinct), 10,000 NVD records on them; each run re-imports those 10,000 changed
+// after the changed advisories, and POSTs a new firmware SBOM (1,000 of its components in NVD
+// records) after the new purl SBOM. Each firmware row is the median of the runs' ratios to the
+// OSV row measured just before it.
+//
 //   npm run build && node bench/vulns-match.mjs [--runs 3]
 import { spawn } from 'node:child_process';
 import { request as httpRequest, Agent } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -42,6 +49,61 @@ const dist = (path) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
 const portfolioPurl = (j) => `pkg:npm/bench-c-${j}@1.${j % 7}.0`;
 /** Component i of run r's new SBOM. */
 const newPurl = (r, i) => `pkg:npm/bench-new${r}-${i}@2.${i % 5}.0`;
+
+/** Distinct firmware component j: named by CPE alone (vendor benchfw), at a 1.x.0 version. */
+const firmwareComponent = (name, version) => ({
+  type: 'library',
+  'bom-ref': name,
+  name,
+  version,
+  cpe: `cpe:2.3:a:benchfw:${name.replaceAll('-', '_')}:${version}:*:*:*:*:*:*:*`,
+});
+const portfolioFirmware = (j) => firmwareComponent(`fw-c-${j}`, `1.${j % 7}.0`);
+const newFirmware = (r, i) => firmwareComponent(`fw-new${r}-${i}`, `2.${i % 5}.0`);
+
+/** An NVD record (the CVE API 2.0's `cve`) on one benchfw product: versions before `end` affected. */
+function nvdRecord(n, product, end, modified) {
+  return {
+    cve: {
+      id: `CVE-2025-${String(200_000 + n)}`,
+      sourceIdentifier: 'cve@mitre.org',
+      published: '2026-01-05T10:00:00.000',
+      lastModified: modified,
+      vulnStatus: 'Analyzed',
+      descriptions: [{ lang: 'en', value: `Heap overflow in ${product}.` }],
+      metrics: {},
+      configurations: [
+        {
+          nodes: [
+            {
+              operator: 'OR',
+              negate: false,
+              cpeMatch: [
+                {
+                  vulnerable: true,
+                  criteria: `cpe:2.3:a:benchfw:${product}:*:*:*:*:*:*:*:*`,
+                  versionEndExcluding: end,
+                  matchCriteriaId: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
+                },
+              ],
+            },
+          ],
+        },
+      ],
+      references: [],
+    },
+  };
+}
+
+/** The NVD's 2.0 feed file of the portfolio's 10,000 records (and each run's new firmware's 1,000). */
+function nvdFeed(path, { end, modified, newRuns = 0 }) {
+  const items = [];
+  for (let k = 0; k < ADVISORIES; k++) items.push(nvdRecord(k, `fw_c_${k * (DISTINCT / ADVISORIES)}`, end, modified));
+  for (let run = 0; run < newRuns; run++)
+    for (let i = 0; i < NEW_AFFECTED; i++)
+      items.push(nvdRecord(100_000 + run * NEW_AFFECTED + i, `fw_new${run}_${i * (NEW_SBOM / NEW_AFFECTED)}`, '3.0.0', modified));
+  writeFileSync(path, JSON.stringify({ format: 'NVD_CVE', version: '2.0', vulnerabilities: items }));
+}
 
 const component = (purl) => {
   const at = purl.lastIndexOf('@');
@@ -115,10 +177,19 @@ async function seed(databaseUrl, runs, log) {
       const components = Array.from({ length: PER_PRODUCT }, (_, i) => component(portfolioPurl((p * 1_000 + i) % DISTINCT)));
       await services.sbom.ingestSbom({ orgId: org.id, sku, bytes: Buffer.from(benchDocument(components)), actor: 'cli' });
     }
-    for (let run = 0; run < runs; run++) await services.products.addProduct(ORG, `NEW-${run}`, { name: `New product ${run}` });
+    for (let p = 0; p < PRODUCTS; p++) {
+      const sku = `FW-${String(p).padStart(3, '0')}`;
+      await services.products.addProduct(ORG, sku, { name: `Device ${p}`, firmwareVersion: '1.0.0' });
+      const components = Array.from({ length: PER_PRODUCT }, (_, i) => portfolioFirmware((p * 1_000 + i) % DISTINCT));
+      await services.sbom.ingestSbom({ orgId: org.id, sku, bytes: Buffer.from(benchDocument(components)), actor: 'cli' });
+    }
+    for (let run = 0; run < runs; run++) {
+      await services.products.addProduct(ORG, `NEW-${run}`, { name: `New product ${run}` });
+      await services.products.addProduct(ORG, `NEW-FW-${run}`, { name: `New device ${run}` });
+    }
     await services.vulns.idle();
     log(
-      `  seeded ${PRODUCTS} products × ${PER_PRODUCT.toLocaleString('en')} components in ${Math.round((performance.now() - started) / 1000)} s`,
+      `  seeded ${PRODUCTS} products × ${PER_PRODUCT.toLocaleString('en')} components by purl and as many by CPE in ${Math.round((performance.now() - started) / 1000)} s`,
     );
     return { writeKey, readKey, users: [analyst] };
   } finally {
@@ -238,6 +309,21 @@ function readLoad(url, key, clients = 4) {
   };
 }
 
+/** A firmware row: the median of its runs, and of each run's ratio to the OSV row just before it. */
+function firmwareRow(name, samples, goal) {
+  const ratios = samples.map((s) => s.ms / s.reference);
+  const ratio = Math.round(median(ratios) * 100) / 100;
+  return {
+    name,
+    ms: Math.round(median(samples.map((s) => s.ms))),
+    ms_range: range(samples.map((s) => s.ms)).map(Math.round),
+    ratio,
+    ratio_range: range(ratios).map((r) => Math.round(r * 100) / 100),
+    goal,
+    met: ratio <= 1.5 ? 'met' : 'MISSED',
+  };
+}
+
 export async function runVulnMatchBench({ runs = 3, log = console.log } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'cra-bench-match-'));
   const database = await benchDatabase(process.env.DATABASE_URL);
@@ -248,9 +334,14 @@ export async function runVulnMatchBench({ runs = 3, log = console.log } = {}) {
     advisoryZip(first, { fixed: '1.9.0', modified: '2026-02-01T00:00:00Z', newRuns: runs });
     const initial = [await cli(database.url, 'vuln', 'import', first)];
     log(`  first import: ${initial[0]?.new ?? '?'} records, ${JSON.stringify(initial[0]?.findings)} findings in ${initial[0]?.took_ms} ms`);
+    const firstNvd = join(dir, 'nvd-first.json');
+    nvdFeed(firstNvd, { end: '1.9.0', modified: '2026-02-01T00:00:00.000', newRuns: runs });
+    const nvdInitial = await cli(database.url, 'vuln', 'import', firstNvd);
+    log(`  first NVD import: ${nvdInitial.new} records, ${JSON.stringify(nvdInitial.findings)} findings in ${nvdInitial.took_ms} ms`);
 
     // 10,000 changed advisories, each run with another fixed version and a later modification.
     const rematch = [];
+    const nvdRematch = [];
     for (let run = 0; run < runs; run++) {
       const file = join(dir, `changed-${run}.zip`);
       advisoryZip(file, { fixed: run % 2 === 0 ? '1.5.0' : '1.9.0', modified: `2026-03-0${run + 1}T00:00:00Z` });
@@ -261,9 +352,21 @@ export async function runVulnMatchBench({ runs = 3, log = console.log } = {}) {
       log(
         `  run ${run + 1}: ${ADVISORIES.toLocaleString('en')} changed advisories re-matched in ${summary.took_ms} ms (findings ${JSON.stringify(summary.findings)})`,
       );
+      const nvdFile = join(dir, `nvd-changed-${run}.json`);
+      nvdFeed(nvdFile, { end: run % 2 === 0 ? '1.5.0' : '1.9.0', modified: `2026-03-0${run + 1}T00:00:00.000` });
+      const nvd = await cli(database.url, 'vuln', 'import', nvdFile);
+      if (nvd.changed !== ADVISORIES) throw new Error(`expected ${ADVISORIES} changed NVD records: ${JSON.stringify(nvd).slice(0, 300)}`);
+      nvdRematch.push({ ms: nvd.took_ms, osv: summary.took_ms });
+      log(
+        `  run ${run + 1}: ${ADVISORIES.toLocaleString('en')} changed NVD records re-matched in ${nvd.took_ms} ms (findings ${JSON.stringify(nvd.findings)})`,
+      );
     }
-    // Back to every 1.x affected: 100,000 live findings for the list.
+    // Back to every 1.x affected: 100,000 live findings for the list; the NVD's records on the
+    // firmware portfolio affect no version meanwhile, so the list rows keep their workload.
     await cli(database.url, 'vuln', 'import', first);
+    const noneAffected = join(dir, 'nvd-none.json');
+    nvdFeed(noneAffected, { end: '1.0.0', modified: '2026-04-01T00:00:00.000' });
+    await cli(database.url, 'vuln', 'import', noneAffected);
 
     const firstPage = await findingList(database.url, ['--limit', '50'], 30);
     const deepPage = await findingList(database.url, ['--limit', '50', '--offset', '50000'], 30);
@@ -290,32 +393,47 @@ export async function runVulnMatchBench({ runs = 3, log = console.log } = {}) {
     const listed = [];
     const p99s = [];
     const quietP99s = [];
+    const firmware = [];
     try {
       // The readers in their stride first (and a second of reads before each upload to compare).
       await new Promise((r) => setTimeout(r, 2_000));
-      for (let run = 0; run < runs; run++) {
-        const sku = `NEW-${run}`;
-        const body = Buffer.from(benchDocument(Array.from({ length: NEW_SBOM }, (_, i) => component(newPurl(run, i)))));
+      // An upload's 201 and the time until its findings are listed, the reads meanwhile.
+      const upload = async (sku, components, label) => {
+        const body = Buffer.from(benchDocument(components));
         const posted = performance.now();
         const response = await postSbom(server.url, writeKey, body, sku);
         const created = performance.now();
         if (response.status !== 201) throw new Error(`POST sbom answered ${response.status}: ${response.text.slice(0, 300)}`);
         let count = await counter.count(sku);
         while (count < NEW_AFFECTED) {
-          if (performance.now() - created > 60_000) throw new Error(`${count} of ${NEW_AFFECTED} findings after 60 s`);
+          if (performance.now() - created > 60_000) throw new Error(`${label}: ${count} of ${NEW_AFFECTED} findings after 60 s`);
           await new Promise((r) => setTimeout(r, 5));
           count = await counter.count(sku);
         }
         const done = performance.now();
-        listed.push(done - created);
         const reads = load.between(posted, done);
-        p99s.push(percentile(reads, 99));
         const quiet = load.between(posted - 1_000, posted);
-        quietP99s.push(percentile(quiet, 99));
         log(
-          `  run ${run + 1}: 201 in ${Math.round(created - posted)} ms, its ${count} findings listed ${Math.round(done - created)} ms later; GET /products p99 ${round1(percentile(reads, 99))} ms over ${reads.length} requests (${round1(percentile(quiet, 99))} ms in the second before)`,
+          `  ${label}: 201 in ${Math.round(created - posted)} ms, its ${count} findings listed ${Math.round(done - created)} ms later; GET /products p99 ${round1(percentile(reads, 99))} ms over ${reads.length} requests (${round1(percentile(quiet, 99))} ms in the second before)`,
         );
         await new Promise((r) => setTimeout(r, 1_000));
+        return { listed: done - created, p99: percentile(reads, 99), quietP99: percentile(quiet, 99) };
+      };
+      for (let run = 0; run < runs; run++) {
+        const purl = await upload(
+          `NEW-${run}`,
+          Array.from({ length: NEW_SBOM }, (_, i) => component(newPurl(run, i))),
+          `run ${run + 1}, purl`,
+        );
+        listed.push(purl.listed);
+        p99s.push(purl.p99);
+        quietP99s.push(purl.quietP99);
+        const fw = await upload(
+          `NEW-FW-${run}`,
+          Array.from({ length: NEW_SBOM }, (_, i) => newFirmware(run, i)),
+          `run ${run + 1}, firmware`,
+        );
+        firmware.push({ ...fw, purl: purl.listed });
       }
     } finally {
       await load.stop();
@@ -360,7 +478,23 @@ export async function runVulnMatchBench({ runs = 3, log = console.log } = {}) {
         goal: '< 500 ms; GET products p99 < 50 ms meanwhile',
         met: median(listed) < 500 && median(p99s) < 50 ? 'met' : 'MISSED',
       },
+      firmwareRow(
+        `${ADVISORIES.toLocaleString('en')} changed NVD records against 1,000,000 component references by CPE (100,000 distinct), ${backend}`,
+        nvdRematch.map((r) => ({ ms: r.ms, reference: r.osv })),
+        '≤ 1.5 × the OSV re-match row, same run',
+      ),
+      {
+        ...firmwareRow(
+          `new ${NEW_SBOM.toLocaleString('en')}-component firmware SBOM (CPEs): 201 → its ${NEW_AFFECTED.toLocaleString('en')} findings listed, ${backend}`,
+          firmware.map((f) => ({ ms: f.listed, reference: f.purl })),
+          '≤ 1.5 × the purl/OSV row, same run; GET products p99 < 50 ms meanwhile',
+        ),
+        get_products_p99_ms: round1(median(firmware.map((f) => f.p99))),
+        get_products_p99_range: range(firmware.map((f) => f.p99)).map(round1),
+      },
     ];
+    const fwRow = rows.at(-1);
+    fwRow.met = fwRow.ratio <= 1.5 && fwRow.get_products_p99_ms < 50 ? 'met' : 'MISSED';
     return rows;
   } finally {
     await database.drop();

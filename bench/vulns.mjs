@@ -2,15 +2,18 @@
 // import rate and its peak memory, on records generated in the shape of osv.dev's exports. Each
 // run imports into a fresh database (SQLite by default; with DATABASE_URL=postgres://… a scratch
 // database on that server) through `cra-admin vuln import`, as an operator would, in a process
-// of its own whose peak RSS is read from /proc.
+// of its own whose peak RSS is read from /proc. Each run then imports NVD records generated in the
+// NVD's shape (bench/nvd-feed.mjs: its yearly 2.0 feed files) into another fresh database, and the
+// NVD row's goal is a ratio to the OSV row's rate in that run (firmware.md, Goals).
 //
-//   npm run build && node bench/vulns.mjs [--records 200000] [--runs 3]
+//   npm run build && node bench/vulns.mjs [--records 200000] [--nvd-records 300000] [--runs 3]
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { median } from './http.mjs';
+import { generatedNvdFeeds } from './nvd-feed.mjs';
 import { benchDatabase, peakRssMiB, ROOT } from './sbom-ingest.mjs';
 import { zipWriter } from './zip-writer.mjs';
 
@@ -94,10 +97,10 @@ export function generatedExport(path, records) {
   zip.end();
 }
 
-/** `cra-admin vuln import FILE --json` in a process of its own; its summary and peak RSS. */
-function importInProcess(databaseUrl, file) {
+/** `cra-admin vuln import FILE… --json` in a process of its own; its summary (summed over the files) and peak RSS. */
+function importInProcess(databaseUrl, files) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, 'dist/cli/main.js'), 'vuln', 'import', file, '--json'], {
+    const child = spawn(process.execPath, [join(ROOT, 'dist/cli/main.js'), 'vuln', 'import', ...[files].flat(), '--json'], {
       env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', CONSOLE_SECRET: 'bench' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
@@ -109,7 +112,15 @@ function importInProcess(databaseUrl, file) {
     child.on('exit', (code) => {
       clearInterval(timer);
       if (code !== 0) return reject(new Error(`vuln import exited ${code}`));
-      resolve({ summary: JSON.parse(out), peakRssMiB: peak });
+      const summaries = [JSON.parse(out)].flat();
+      const sum = (key) => summaries.reduce((n, x) => n + x[key], 0);
+      const summary = {
+        new: sum('new'),
+        withdrawn: sum('withdrawn'),
+        took_ms: sum('took_ms'),
+        skipped: summaries.flatMap((x) => x.skipped),
+      };
+      resolve({ summary, peakRssMiB: peak });
     });
   });
 }
@@ -124,29 +135,41 @@ async function migrate(databaseUrl) {
   });
 }
 
-export async function runVulnBench({ records = 200_000, runs = 3 } = {}) {
+/** One import into a fresh database: its rate in records/s and peak RSS. */
+async function timedImport(files, records, label) {
+  const database = await benchDatabase(process.env.DATABASE_URL);
+  try {
+    await migrate(database.url);
+    const { summary, peakRssMiB: peak } = await importInProcess(database.url, files);
+    if (summary.new + summary.withdrawn !== records)
+      throw new Error(`${label}: imported ${summary.new} of ${records}: ${JSON.stringify(summary.skipped.slice(0, 3))}`);
+    const rate = Math.round((records / summary.took_ms) * 1000);
+    console.log(`  ${label} (${database.backend}): ${summary.took_ms} ms, ${rate} records/s, peak RSS ${peak} MiB`);
+    return { rate, peak };
+  } finally {
+    await database.drop();
+  }
+}
+
+export async function runVulnBench({ records = 200_000, nvdRecords = 300_000, runs = 3 } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'cra-bench-vulns-'));
   const file = join(dir, 'all.zip');
   try {
     const started = performance.now();
     generatedExport(file, records);
     console.log(`generated ${records.toLocaleString('en')} OSV records in ${Math.round(performance.now() - started)} ms`);
+    const nvdStarted = performance.now();
+    const nvdFiles = nvdRecords > 0 ? generatedNvdFeeds(join(dir, 'nvd'), nvdRecords) : [];
+    if (nvdRecords > 0)
+      console.log(`generated ${nvdRecords.toLocaleString('en')} NVD records in ${Math.round(performance.now() - nvdStarted)} ms`);
+    const nvd = [];
     const rates = [];
     const peaks = [];
     for (let run = 0; run < runs; run++) {
-      const database = await benchDatabase(process.env.DATABASE_URL);
-      try {
-        await migrate(database.url);
-        const { summary, peakRssMiB: peak } = await importInProcess(database.url, file);
-        if (summary.new + summary.withdrawn !== records)
-          throw new Error(`imported ${summary.new} of ${records}: ${JSON.stringify(summary.skipped.slice(0, 3))}`);
-        const rate = Math.round((records / summary.took_ms) * 1000);
-        rates.push(rate);
-        peaks.push(peak);
-        console.log(`  run ${run + 1} (${database.backend}): ${summary.took_ms} ms, ${rate} records/s, peak RSS ${peak} MiB`);
-      } finally {
-        await database.drop();
-      }
+      const osv = await timedImport(file, records, `run ${run + 1}, OSV`);
+      rates.push(osv.rate);
+      peaks.push(osv.peak);
+      if (nvdRecords > 0) nvd.push({ ...(await timedImport(nvdFiles, nvdRecords, `run ${run + 1}, NVD`)), osv: osv.rate });
     }
     const row = {
       name: `OSV import, ${records.toLocaleString('en')} new records (generated, osv.dev's shape)`,
@@ -157,7 +180,21 @@ export async function runVulnBench({ records = 200_000, runs = 3 } = {}) {
       goal: '≥ 10,000 records/s; peak RSS < 300 MiB',
     };
     row.met = row.records_per_second >= 10_000 && row.peak_rss_mib < 300 ? 'met' : 'MISSED';
-    return [row];
+    if (nvd.length === 0) return [row];
+    // Each run's NVD rate over its OSV rate, a moment apart on the same host: the median of those.
+    const ratios = nvd.map((n) => n.rate / n.osv);
+    const nvdRow = {
+      name: `NVD import, ${nvdRecords.toLocaleString('en')} new records (generated, the NVD's shape, yearly 2.0 feed files)`,
+      records_per_second: median(nvd.map((n) => n.rate)),
+      records_per_second_range: [Math.min(...nvd.map((n) => n.rate)), Math.max(...nvd.map((n) => n.rate))],
+      ratio_to_osv: Math.round(median(ratios) * 100) / 100,
+      ratio_range: [Math.min(...ratios), Math.max(...ratios)].map((x) => Math.round(x * 100) / 100),
+      peak_rss_mib: median(nvd.map((n) => n.peak)),
+      peak_rss_mib_range: [Math.min(...nvd.map((n) => n.peak)), Math.max(...nvd.map((n) => n.peak))],
+      goal: '≥ the OSV row’s records/s in the same run (ratio ≥ 1); peak RSS < 300 MiB',
+    };
+    nvdRow.met = nvdRow.ratio_to_osv >= 1 && nvdRow.peak_rss_mib < 300 ? 'met' : 'MISSED';
+    return [row, nvdRow];
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -168,6 +205,6 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
     const i = process.argv.indexOf(`--${name}`);
     return i > 0 ? Number(process.argv[i + 1]) : fallback;
   };
-  const rows = await runVulnBench({ records: arg('records', 200_000), runs: arg('runs', 3) });
+  const rows = await runVulnBench({ records: arg('records', 200_000), nvdRecords: arg('nvd-records', 300_000), runs: arg('runs', 3) });
   console.log(JSON.stringify(rows, null, 2));
 }

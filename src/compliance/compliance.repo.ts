@@ -80,6 +80,8 @@ export const complianceRepo = {
       .where('f.org_id', '=', orgId)
       .where('f.gone_at', 'is', null)
       .where('f.exploited', '=', 1)
+      // conditional findings (firmware.md) are counted apart, never in the score
+      .where('f.conditional', '=', 0)
       .orderBy('p.sku')
       .orderBy('f.vuln_key')
       .execute();

@@ -14,6 +14,7 @@ import { registerActivityPages } from './activity.page.js';
 import { registerAuthPages } from './auth.page.js';
 import { registerCasePages } from './cases.page.js';
 import { registerDisclosurePages } from './disclosure.page.js';
+import { registerCpeCandidatesPage } from './cpe-candidates.page.js';
 import { registerFeedsPage } from './feeds.page.js';
 import { registerKeyPages } from './keys.page.js';
 import { registerMemberPages } from './members.page.js';
@@ -95,6 +96,7 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
           registerProductPages(org, deps);
           registerPortfolioPages(org, deps);
           registerVulnerabilityPages(org, deps);
+          registerCpeCandidatesPage(org, deps);
           registerFeedsPage(org, deps);
           registerActivityPages(org, deps);
           registerMemberPages(org, deps);

@@ -140,6 +140,8 @@ const FORMATTERS: Record<string, (d: Details, t: (v: unknown) => string | null) 
     d.until ? `until ${t(d.until)}` : 'without end',
   ],
   'findings.changed': (d) => [`${d.new} new`, `${d.resolved} resolved`],
+  'component.cpe_mapped': (d) => [`${d.cpe} confirmed for components named ${d.name}`],
+  'component.cpe_unmapped': (d) => [`${d.cpe} no longer confirmed for components named ${d.name}`],
 };
 
 /** Any details: each field as "name value", times as times, true fields by name, empty ones left out. */

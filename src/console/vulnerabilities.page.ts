@@ -1,3 +1,4 @@
+import { evidenceSentence } from '../vulns/match/cpe/evidence.js';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
@@ -33,6 +34,7 @@ const FilterQuery = Type.Object({
   exploited: choice(['yes', 'no'], 'Choose exploited or not.'),
   severity: choice(SEVERITY_BANDS, 'Choose a severity.'),
   market: choice(['1'], 'Tick the box or leave it.'),
+  conditional: choice(['1'], 'Tick the box or leave it.'),
 });
 
 const AnalysisForm = Type.Object({
@@ -116,6 +118,7 @@ export function registerVulnerabilityPages(org: FastifyInstance, deps: ConsoleDe
       exploited: q.exploited ? q.exploited === 'yes' : undefined,
       severity: (q.severity || undefined) as SeverityBand | undefined,
       onMarket: q.market === '1' || undefined,
+      conditional: q.conditional === '1' || undefined,
     };
     // ?page=N: anything else is the first page, past the end the last.
     let page = Math.min(1_000_000, Math.max(1, Math.floor(Number((request.query as { page?: string }).page)) || 1));
@@ -133,10 +136,17 @@ export function registerVulnerabilityPages(org: FastifyInstance, deps: ConsoleDe
       exploited: q.exploited,
       severity: q.severity,
       market: q.market,
+      conditional: q.conditional,
     };
+    // Conditional findings are counted apart (firmware.md): how many the other list leaves out.
+    const apart = filter.conditional
+      ? 0
+      : (await deps.vulns.listFindings(slug, { ...filter, conditional: true }, { offset: 0, limit: 1 })).count;
     return render(request, reply, 'vulnerabilities', {
       ...data,
       values,
+      apart,
+      conditionalQuery: filterQuery({ ...values, conditional: '1' }),
       findings: result.findings,
       count: result.count,
       page,
@@ -183,6 +193,7 @@ export function registerVulnerabilityPages(org: FastifyInstance, deps: ConsoleDe
         justifications: JUSTIFICATIONS,
         responses: RESPONSES,
         words,
+        evidence: (f: (typeof findings)[number]) => (f.match ? evidenceSentence(f.component.name, f.match) : ''),
         vulnBase: `${base(request)}/vulnerabilities/${encodeURIComponent(vulnerability.vulnerability)}`,
         ...extra,
         values,

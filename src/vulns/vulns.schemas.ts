@@ -54,6 +54,8 @@ export interface FindingsFilter {
   severity?: SeverityBand;
   state?: AnalysisState | 'open';
   onMarket?: boolean;
+  /** Only the conditional findings (firmware.md); without it they are left out. */
+  conditional?: boolean;
 }
 
 const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -66,6 +68,41 @@ export const EpssSchema = Type.Object({
 export const ExploitedSchema = Type.Object({
   cisa_kev: nullable(Type.Object({ date_added: nullable(Type.String()), ransomware: nullable(Type.String()), cve: Type.String() })),
   eu_kev: nullable(Type.Object({ date_reported: nullable(Type.String()), euvd: nullable(Type.String()), cve: Type.String() })),
+});
+
+/** Why a finding made from a CPE exists (firmware.md; src/vulns/match/cpe/evidence.ts). */
+export const MatchSchema = Type.Object({
+  cpe: Type.String(),
+  cpe_source: Type.Union([Type.Literal('sbom'), Type.Literal('vendor_table'), Type.Literal('mapping')]),
+  criteria: Type.String(),
+  match_criteria_id: nullable(Type.String()),
+  range: nullable(
+    Type.Object({
+      start_including: Type.Optional(Type.String()),
+      start_excluding: Type.Optional(Type.String()),
+      end_including: Type.Optional(Type.String()),
+      end_excluding: Type.Optional(Type.String()),
+    }),
+  ),
+  comparison: Type.Object({
+    version: nullable(Type.String()),
+    version_from: nullable(Type.Union([Type.Literal('cpe'), Type.Literal('sbom')])),
+    sbom_version: nullable(Type.String()),
+    compared_as: nullable(Type.String()),
+    stripped: Type.Array(Type.String()),
+    order: nullable(Type.Union([Type.Literal('upstream'), Type.Literal('literal')])),
+    checks: Type.Array(
+      Type.Object({
+        op: Type.Union(['>=', '>', '<=', '<', '=', 'release'].map((op) => Type.Literal(op))),
+        against: Type.String(),
+        holds: Type.Boolean(),
+      }),
+    ),
+  }),
+  confidence: Type.Union([Type.Literal('exact'), Type.Literal('inferred'), Type.Literal('confirmed')]),
+  unbounded: Type.Boolean(),
+  conditional: Type.Boolean(),
+  condition: nullable(Type.String()),
 });
 
 export const FindingSchema = Type.Object({
@@ -86,6 +123,8 @@ export const FindingSchema = Type.Object({
   responses: Type.Array(Type.String()),
   detail: nullable(Type.String()),
   first_seen_at: Type.String({ format: 'date-time' }),
+  sources: Type.Array(Type.String(), { description: 'The feeds that found it: "nvd" (by CPE), "osv" (by purl)' }),
+  match: nullable(MatchSchema),
 });
 export type FindingView = Static<typeof FindingSchema>;
 
@@ -105,12 +144,23 @@ export interface VulnerabilityView {
 export interface CoverageView {
   sku: string;
   components: number;
+  /** Matchable in some way; `matchable_by` counts each way (a component with both counts in both). */
   matchable: number;
-  not_matchable: { no_purl: number; ecosystem_not_covered: number; version_unparsable: number };
+  matchable_by: { purl: number; cpe: number };
+  not_matchable: {
+    /** Neither purl nor CPE (nor a confirmed mapping); `no_identifier_with_candidates` is the part of them with candidate CPEs. */
+    no_identifier: number;
+    no_identifier_with_candidates: number;
+    cpe_invalid: number;
+    cpe_vendor_unknown: number;
+    version_missing: number;
+    version_unparsable: number;
+    ecosystem_not_covered: number;
+  };
 }
 
 /** The kinds of feed imported (vulnerabilities.md, Feeds). */
-export const FEED_KINDS = ['osv', 'cisa-kev', 'eu-kev', 'epss'] as const;
+export const FEED_KINDS = ['osv', 'cisa-kev', 'eu-kev', 'epss', 'nvd'] as const;
 export type FeedKind = (typeof FEED_KINDS)[number];
 
 export function isFeedKind(value: string): value is FeedKind {

@@ -15,6 +15,9 @@ const COMMANDS = [
   ['sbom', 'upload', '--sku', 'RTR-1', anyFile],
   ['sbom', 'diff', '--sku', 'RTR-1', '--from', '1', '--to', '2'],
   ['component', 'search', '--purl', 'pkg:npm/lib@1.0.0'],
+  ['component', 'candidates'],
+  ['component', 'map-cpe', '--name', 'u-boot', '--cpe', 'cpe:2.3:a:denx:u-boot'],
+  ['component', 'map-cpe', '--name', 'u-boot', '--remove'],
   ['registry', 'list'],
   ['registry', 'verify'],
   // Checked before REGISTRY_SIGNING_KEY (not set here) and before the checkpoint's content.

@@ -89,6 +89,9 @@ export const CONSOLE_ROUTES: Record<string, Expected> = {
   [`GET ${O}/products/:sku/releases/:version/vex/:format`]: MEMBERS,
   [`GET ${O}/components`]: MEMBERS,
 
+  [`GET ${O}/components/candidates`]: MEMBERS,
+  [`POST ${O}/components/cpe-mappings`]: ANALYSTS,
+  [`POST ${O}/components/cpe-mappings/remove`]: ANALYSTS,
   [`GET ${O}/vulnerabilities`]: MEMBERS,
   [`GET ${O}/vulnerabilities/:id`]: MEMBERS,
   [`POST ${O}/vulnerabilities/:id/analysis`]: ANALYSTS,

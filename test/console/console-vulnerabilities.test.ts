@@ -286,7 +286,7 @@ describe('console: vulnerabilities across the portfolio', () => {
     assert.match(section, /<dt>Matchable<\/dt><dd>64 \(96 %\)/);
     assert.match(
       section,
-      /1 without a valid package URL · 1 of an ecosystem no advisory database covers · 1 without a version, or one the ecosystem's order cannot read/,
+      /1 with neither package URL nor CPE \(none of them with candidate CPEs\) · 0 with a CPE that does not parse · 0 with a CPE naming no vendor the vendor table knows · 1 without a version · 0 with a version the order cannot read · 1 of an ecosystem no advisory database covers/,
     );
     const release = /<tr><td>1\.0\.0<\/td>([\s\S]*?)<\/tr>/.exec(section)?.[1] ?? '';
     const cells = [...release.matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)].map((m) =>

@@ -33,12 +33,26 @@ describe('coverage', () => {
     const coverage = await cliOf(h)('finding', 'coverage', '--org', 'acme', '--json');
     assert.equal(coverage.code, 0, coverage.stderr);
     assert.deepEqual(coverage.json(), [
-      { sku: 'GW-1', components: 5, matchable: 2, not_matchable: { no_purl: 0, ecosystem_not_covered: 3, version_unparsable: 0 } },
+      {
+        sku: 'GW-1',
+        components: 5,
+        matchable: 2,
+        matchable_by: { purl: 2, cpe: 0 },
+        not_matchable: {
+          no_identifier: 0,
+          no_identifier_with_candidates: 0,
+          cpe_invalid: 0,
+          cpe_vendor_unknown: 0,
+          version_missing: 0,
+          version_unparsable: 0,
+          ecosystem_not_covered: 3,
+        },
+      },
     ]);
     const facts = await productPageCoverage(h, 'acme', 'GW-1');
     assert.match(facts.Components!, /^5 in the latest revisions/);
     assert.match(facts.Matchable!, /^2 \(40 %\)/);
-    assert.match(facts['Not matchable']!, /^0 without a valid package URL · 3 of an ecosystem no advisory database covers · 0 without/);
+    assert.match(facts['Not matchable']!, /^0 with neither package URL nor CPE .* · 3 of an ecosystem no advisory database covers$/);
   });
 
   it('counts them as matchable once an advisory of their ecosystem is held, and a withdrawn one holds none', async (t) => {
@@ -46,17 +60,46 @@ describe('coverage', () => {
     await importRecords(h, RECORDS.gin);
     await productWith(h, [GIN, GO_ODD_VERSION, SALT]);
     const coverage = async () => (await cliOf(h)('finding', 'coverage', '--org', 'acme', '--sku', 'GW-1', '--json')).json()[0];
-    assert.deepEqual((await coverage()).not_matchable, { no_purl: 0, ecosystem_not_covered: 1, version_unparsable: 1 }, 'PyPI not held');
+    assert.deepEqual(
+      (await coverage()).not_matchable,
+      {
+        no_identifier: 0,
+        no_identifier_with_candidates: 0,
+        cpe_invalid: 0,
+        cpe_vendor_unknown: 0,
+        version_missing: 0,
+        version_unparsable: 1,
+        ecosystem_not_covered: 1,
+      },
+      'PyPI not held',
+    );
     await importRecords(h, RECORDS.salt);
     assert.deepEqual(await coverage(), {
       sku: 'GW-1',
       components: 3,
       matchable: 2,
-      not_matchable: { no_purl: 0, ecosystem_not_covered: 0, version_unparsable: 1 },
+      matchable_by: { purl: 2, cpe: 0 },
+      not_matchable: {
+        no_identifier: 0,
+        no_identifier_with_candidates: 0,
+        cpe_invalid: 0,
+        cpe_vendor_unknown: 0,
+        version_missing: 0,
+        version_unparsable: 1,
+        ecosystem_not_covered: 0,
+      },
     });
     // gin's record withdrawn: no Go advisory is held any more.
     await importFeeds(h, withdrawnCopy(t, RECORDS.gin));
-    assert.deepEqual((await coverage()).not_matchable, { no_purl: 0, ecosystem_not_covered: 2, version_unparsable: 0 });
+    assert.deepEqual((await coverage()).not_matchable, {
+      no_identifier: 0,
+      no_identifier_with_candidates: 0,
+      cpe_invalid: 0,
+      cpe_vendor_unknown: 0,
+      version_missing: 0,
+      version_unparsable: 0,
+      ecosystem_not_covered: 2,
+    });
   });
 });
 

@@ -64,6 +64,7 @@ describe('vulnerability intelligence from real feeds', () => {
         ['cisa-kev', true],
         ['eu-kev', true],
         ['epss', false],
+        ['nvd', false],
       ],
     );
   });
@@ -392,7 +393,10 @@ describe('vulnerability intelligence from real feeds', () => {
     const forced = await cli('vuln', 'import', '--kind', 'epss', fixture('eu-kev.json'));
     assert.equal(forced.code, 1);
     assert.match(forced.stderr, /reads as eu-kev, not epss/);
-    assert.equal((await cli('vuln', 'import', '--kind', 'nvd', fixture('eu-kev.json'))).code, 2);
+    const notNvd = await cli('vuln', 'import', '--kind', 'nvd', fixture('eu-kev.json'));
+    assert.equal(notNvd.code, 1);
+    assert.match(notNvd.stderr, /reads as eu-kev, not nvd/);
+    assert.equal((await cli('vuln', 'import', '--kind', 'ghsa', fixture('eu-kev.json'))).code, 2);
     const unknown = await cli('vuln', 'show', 'CVE-1999-0000');
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /no vulnerability with id or alias "CVE-1999-0000"/);

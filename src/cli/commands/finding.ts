@@ -25,6 +25,7 @@ interface ListOptions {
   vuln?: string;
   exploited?: boolean;
   state?: string;
+  conditional?: boolean;
   limit?: number;
   offset: number;
 }
@@ -50,6 +51,7 @@ export function findingCommand(): Command {
     .option('--vuln <id>', 'one vulnerability (any id or alias)')
     .option('--exploited', 'only those in CISA KEV or EU KEV')
     .addOption(new Option('--state <state>', 'only this analysis state').choices([...ANALYSIS_STATES]))
+    .option('--conditional', 'only the conditional findings (a term nothing in the revision decides), left out otherwise')
     .option('--limit <n>', `one page of at most n findings (1–${PAGE_MAX}), in the order of the console's Vulnerabilities page`, pageSize)
     .option('--offset <n>', 'with --limit: skip the first n', offset, 0)
     .action(
@@ -60,6 +62,7 @@ export function findingCommand(): Command {
           vuln: opts.vuln,
           exploited: opts.exploited || undefined,
           state: opts.state as AnalysisState | undefined,
+          conditional: opts.conditional || undefined,
         };
         // The whole list (the spec's shape, for exports and scripts), or one page of it.
         const page = opts.limit === undefined ? undefined : { offset: opts.offset, limit: opts.limit };
@@ -74,10 +77,12 @@ export function findingCommand(): Command {
           component: `${f.component.name}${f.component.version ? ` ${f.component.version}` : ''}`,
           fixed: f.fixed_versions,
           state: f.state,
+          condition: f.match?.condition ?? null,
         }));
+        const columns = ['vulnerability', 'exploited', 'cvss', 'epss', 'sku', 'releases', 'component', 'fixed', 'state'];
         return {
           json: list,
-          text: table(rows, ['vulnerability', 'exploited', 'cvss', 'epss', 'sku', 'releases', 'component', 'fixed', 'state']),
+          text: table(rows, opts.conditional ? [...columns, 'condition'] : columns),
         };
       }),
     );
@@ -133,11 +138,25 @@ export function findingCommand(): Command {
     .action(
       action(async (ctx, opts: { org: string; sku?: string }) => {
         const coverage = await ctx.vulns.coverage(opts.org, opts.sku);
-        const rows = coverage.map((c) => ({ sku: c.sku, components: c.components, matchable: c.matchable, ...c.not_matchable }));
-        return {
-          json: coverage,
-          text: table(rows, ['sku', 'components', 'matchable', 'no_purl', 'ecosystem_not_covered', 'version_unparsable']),
-        };
+        const rows = coverage.map((c) => ({
+          sku: c.sku,
+          components: c.components,
+          matchable: c.matchable,
+          by_purl: c.matchable_by.purl,
+          by_cpe: c.matchable_by.cpe,
+          ...c.not_matchable,
+          // the part of no_identifier with candidate CPEs, shown beside it
+          no_identifier: `${c.not_matchable.no_identifier} (${c.not_matchable.no_identifier_with_candidates} with candidates)`,
+        }));
+        const reasons = [
+          'no_identifier',
+          'cpe_invalid',
+          'cpe_vendor_unknown',
+          'version_missing',
+          'version_unparsable',
+          'ecosystem_not_covered',
+        ];
+        return { json: coverage, text: table(rows, ['sku', 'components', 'matchable', 'by_purl', 'by_cpe', ...reasons]) };
       }),
     );
   return finding;

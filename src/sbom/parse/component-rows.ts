@@ -4,7 +4,9 @@ import type { NormalisedComponent } from './normalise.js';
 
 // A component is stored once per organisation, addressed by its normalised fields. Its "text"
 // is those fields joined by NUL (which no stored string can hold: documents with NUL are
-// rejected), absent values empty; its key is a digest of that text. Pure: used by the parse
+// rejected), absent values empty, and its CPEs last only when it has some (so the text, and the
+// key, of every component without a CPE is what it was before CPEs were read: migration 018);
+// its key is a digest of that text. Pure: used by the parse
 // worker, the repository and the migration that moved the existing rows.
 
 /**
@@ -18,17 +20,25 @@ export interface ComponentFields {
   type: string | null;
   licenses: string | null;
   ref: string | null;
+  /** Its CPEs as the document gave them, newline-separated in its order (cpes.ts); null for none. */
+  cpes: string | null;
 }
 
 /** The same fields as the components table stores them, encoded (abbreviate, compactTypeAndLicences); `forms` says how. */
-export type StoredFields = Pick<ComponentsTable, 'name' | 'version' | 'purl' | 'type' | 'licenses' | 'ref'>;
+export type StoredFields = Pick<ComponentsTable, 'name' | 'version' | 'purl' | 'type' | 'licenses' | 'ref' | 'cpes'>;
 
 const SEP = '\u0000';
 
 export function componentText(c: NormalisedComponent): string {
   // join builds the text flat in one go; a template literal built a rope of ten pieces, which
   // hashing and encoding then flattened into an eleventh (~2.5 MB more per 10,000 components).
-  return [c.name, c.version ?? '', c.purl ?? '', c.type ?? '', licensesText(c.licenses), c.ref ?? ''].join(SEP);
+  const text = [c.name, c.version ?? '', c.purl ?? '', c.type ?? '', licensesText(c.licenses), c.ref ?? ''].join(SEP);
+  return withCpes(text, c.cpes);
+}
+
+/** `text` with the component's CPEs as its last field, when it has some. */
+function withCpes(text: string, cpes: string | null | undefined): string {
+  return cpes == null ? text : text + SEP + cpes;
 }
 
 /**
@@ -47,8 +57,8 @@ function licensesText(licenses: readonly string[]): string {
  * componentText from a component's fields as sent (decoded: as componentsRepo.byIds and fieldsAt
  * give them; the stored columns are encoded, and their text would give another key).
  */
-export function storedComponentText(f: ComponentFields): string {
-  return [f.name, f.version ?? '', f.purl ?? '', f.type ?? '', f.licenses ?? '', f.ref ?? ''].join(SEP);
+export function storedComponentText(f: Omit<ComponentFields, 'cpes'> & { cpes?: string | null }): string {
+  return withCpes([f.name, f.version ?? '', f.purl ?? '', f.type ?? '', f.licenses ?? '', f.ref ?? ''].join(SEP), f.cpes);
 }
 
 const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
@@ -325,12 +335,12 @@ export function componentTexts(c: NormalisedComponent): ComponentTexts {
   const version = c.version ?? '';
   const type = c.type ?? '';
   const licenses = licensesText(c.licenses);
-  const text = [c.name, version, c.purl ?? '', type, licenses, c.ref ?? ''].join(SEP);
+  const text = withCpes([c.name, version, c.purl ?? '', type, licenses, c.ref ?? ''].join(SEP), c.cpes);
   const differs = purlNameDiffers(c.name, c.purl);
   const { purl, ref, forms: abbreviated } = abbreviate(c, differs);
   const compact = compactTypeAndLicences(type, licenses, c.licenses);
   const forms = abbreviated | compact.forms;
-  const stored = forms === 0 ? text : [c.name, version, purl ?? '', compact.type, compact.licences, ref ?? ''].join(SEP);
+  const stored = forms === 0 ? text : withCpes([c.name, version, purl ?? '', compact.type, compact.licences, ref ?? ''].join(SEP), c.cpes);
   return { text, stored, forms, purlNameDiffers: differs };
 }
 
@@ -365,9 +375,17 @@ for (let i = 0; i < 64; i++) BASE64URL_VALUE[BASE64URL.charCodeAt(i)] = i;
 
 /** The fields of a component's text as sent (componentText). */
 export function componentFields(text: string): ComponentFields {
-  const [name = '', version, purl, type, licenses, ref] = text.split(SEP);
+  const [name = '', version, purl, type, licenses, ref, cpes] = text.split(SEP);
   const orNull = (v: string | undefined) => (v ? v : null);
-  return { name, version: orNull(version), purl: orNull(purl), type: orNull(type), licenses: orNull(licenses), ref: orNull(ref) };
+  return {
+    name,
+    version: orNull(version),
+    purl: orNull(purl),
+    type: orNull(type),
+    licenses: orNull(licenses),
+    ref: orNull(ref),
+    cpes: orNull(cpes),
+  };
 }
 
 /** The fields of a component's text as stored (componentTexts' `stored`): encoded, as the table holds them. */

@@ -1,4 +1,5 @@
 import type { Json } from './json-checks.js';
+import { cycloneDxCpes, spdx2Cpes, spdx3Cpes } from './cpes.js';
 import { graphOf, idList } from './spdx3-validator.js';
 
 // A validated document → the product's release version (when the document names one) and the
@@ -16,13 +17,21 @@ export interface NormalisedComponent {
   licenses: string[];
   /** CycloneDX bom-ref, SPDX 2 SPDXID or SPDX 3 spdxId. */
   ref: string | null;
+  /** The CPEs the document gives the component (cpes.ts), newline-separated in its order; null (or absent) for none. */
+  cpes?: string | null;
 }
 
 /** Receives each component once, in document order; the object is not used again after the call. */
 export type ComponentSink = (component: NormalisedComponent) => void;
 
-/** A normaliser: hands the components to `emit`, returns the release version (or null). */
-export type Normaliser = (doc: Json, emit: ComponentSink) => string | null;
+/** What a document says of the product it describes: its release version and its CPEs (newline-separated), each null when none. */
+export interface DocumentSubject {
+  releaseVersion: string | null;
+  subjectCpes: string | null;
+}
+
+/** A normaliser: hands the components to `emit`, returns what the document says of its subject. */
+export type Normaliser = (doc: Json, emit: ComponentSink) => DocumentSubject;
 
 /** A trimmed non-empty string, else null. (A document holding NUL was rejected before: document-limits.ts.) */
 function str(value: unknown): string | null {
@@ -44,11 +53,15 @@ function cycloneDxLicenses(value: unknown): string[] {
   return out;
 }
 
-/** CycloneDX: `components`, nested ones included (depth first); the release is metadata.component.version. */
-export function normaliseCycloneDx(doc: Json, emit: ComponentSink): string | null {
-  const walk = (list: unknown) => {
+/**
+ * CycloneDX: `components`, nested ones included (depth first); the subject is metadata.component
+ * (its version the release).
+ */
+export function normaliseCycloneDx(doc: Json, emit: ComponentSink): DocumentSubject {
+  const walk = (list: unknown, path: string) => {
     if (!Array.isArray(list)) return;
-    for (const c of list as Json[]) {
+    for (let i = 0; i < list.length; i++) {
+      const c = list[i] as Json;
       emit({
         name: name(c.name),
         version: str(c.version),
@@ -56,13 +69,17 @@ export function normaliseCycloneDx(doc: Json, emit: ComponentSink): string | nul
         type: str(c.type),
         licenses: cycloneDxLicenses(c.licenses),
         ref: str(c['bom-ref']),
+        cpes: c.cpe === undefined ? null : cycloneDxCpes(c.cpe, () => `${path}/${i}/cpe`),
       });
-      walk(c.components);
+      if (c.components !== undefined) walk(c.components, `${path}/${i}/components`);
     }
   };
-  walk(doc.components);
-  const metadata = doc.metadata as Json | undefined;
-  return str((metadata?.component as Json | undefined)?.version);
+  walk(doc.components, '/components');
+  const subject = (doc.metadata as Json | undefined)?.component as Json | undefined;
+  return {
+    releaseVersion: str(subject?.version),
+    subjectCpes: subject?.cpe === undefined ? null : cycloneDxCpes(subject.cpe, () => '/metadata/component/cpe'),
+  };
 }
 
 /**
@@ -81,7 +98,7 @@ function spdxLicenses(values: readonly unknown[]): string[] {
 }
 
 /** SPDX 2: packages other than those the document describes (documentDescribes, DESCRIBES, DESCRIBED_BY). */
-export function normaliseSpdx2(doc: Json, emit: ComponentSink): string | null {
+export function normaliseSpdx2(doc: Json, emit: ComponentSink): DocumentSubject {
   const described: string[] = [...((doc.documentDescribes as string[] | undefined) ?? [])];
   for (const r of (doc.relationships as Json[] | undefined) ?? []) {
     if (r.relationshipType === 'DESCRIBES' && r.spdxElementId === 'SPDXRef-DOCUMENT') described.push(String(r.relatedSpdxElement));
@@ -91,22 +108,30 @@ export function normaliseSpdx2(doc: Json, emit: ComponentSink): string | null {
   const packages = (doc.packages as Json[] | undefined) ?? [];
   const byId = new Map(packages.map((p) => [p.SPDXID as string, p]));
   const releaseVersion = described.map((id) => str(byId.get(id)?.versionInfo)).find((v) => v !== null) ?? null;
-  for (const p of packages) {
-    if (describedSet.has(p.SPDXID as string)) continue;
+  let subjectCpes: string | null = null;
+  for (let i = 0; i < packages.length; i++) {
+    const p = packages[i]!;
+    const refs = p.externalRefs as Json[] | undefined;
+    const cpes = !Array.isArray(refs) ? null : spdx2Cpes(refs, () => `/packages/${i}/externalRefs`);
+    if (describedSet.has(p.SPDXID as string)) {
+      subjectCpes ??= cpes;
+      continue;
+    }
     emit({
       name: name(p.name),
       version: str(p.versionInfo),
-      purl: str(((p.externalRefs as Json[] | undefined) ?? []).find((r) => r.referenceType === 'purl')?.referenceLocator),
+      purl: str((refs ?? []).find((r) => r.referenceType === 'purl')?.referenceLocator),
       type: str(p.primaryPackagePurpose)?.toLowerCase() ?? null,
       licenses: spdxLicenses([p.licenseDeclared, p.licenseConcluded]),
       ref: p.SPDXID as string,
+      cpes,
     });
   }
-  return releaseVersion;
+  return { releaseVersion, subjectCpes };
 }
 
 /** SPDX 3: software_Package elements other than the root elements of the SpdxDocument and its software_Sbom elements. */
-export function normaliseSpdx3(doc: Json, emit: ComponentSink): string | null {
+export function normaliseSpdx3(doc: Json, emit: ComponentSink): DocumentSubject {
   const graph = graphOf(doc);
   const roots: string[] = [];
   for (const node of graph) {
@@ -129,6 +154,8 @@ export function normaliseSpdx3(doc: Json, emit: ComponentSink): string | null {
     }
     for (const id of idList(node.to) ?? []) list.push(byId.get(id)?.simplelicensing_licenseExpression ?? byId.get(id)?.name);
   }
+  // Where an element's identifiers are, for an error (graphOf leaves out what is not an object).
+  const at = (node: Json) => () => `/@graph/${(doc['@graph'] as unknown[]).indexOf(node)}/externalIdentifier`;
   for (const p of graph) {
     if (p.type !== 'software_Package' || rootSet.has(p.spdxId as string)) continue;
     emit({
@@ -138,8 +165,15 @@ export function normaliseSpdx3(doc: Json, emit: ComponentSink): string | null {
       type: str(p.software_primaryPurpose),
       licenses: spdxLicenses(licensesOf.get(p.spdxId as string) ?? []),
       ref: p.spdxId as string,
+      cpes: p.externalIdentifier === undefined ? null : spdx3Cpes(p.externalIdentifier, at(p)),
     });
   }
-  const release = roots.map((id) => byId.get(id)).find((n) => n?.type === 'software_Package' && str(n.software_packageVersion));
-  return release ? str(release.software_packageVersion) : null;
+  const rootNodes = roots.map((id) => byId.get(id));
+  const release = rootNodes.find((n) => n?.type === 'software_Package' && str(n.software_packageVersion));
+  let subjectCpes: string | null = null;
+  for (const n of rootNodes) {
+    if (subjectCpes !== null || n?.externalIdentifier === undefined) continue;
+    subjectCpes = spdx3Cpes(n.externalIdentifier, at(n));
+  }
+  return { releaseVersion: release ? str(release.software_packageVersion) : null, subjectCpes };
 }

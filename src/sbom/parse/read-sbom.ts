@@ -15,6 +15,7 @@ import { checkDocumentLimits } from './document-limits.js';
 import type { Json } from './json-checks.js';
 import {
   type ComponentSink,
+  type DocumentSubject,
   type NormalisedComponent,
   type Normaliser,
   normaliseCycloneDx,
@@ -34,7 +35,7 @@ export function readSbomDocument(
   document: unknown,
   mayHoldUnstorable: boolean,
   emit: ComponentSink,
-): { detected: DetectedFormat; releaseVersion: string | null } {
+): { detected: DetectedFormat } & DocumentSubject {
   checkDocumentLimits(document, mayHoldUnstorable);
   const detected = detectFormat(document);
   const doc = document as Json;
@@ -47,7 +48,7 @@ export function readSbomDocument(
     const name = detected.format === 'cyclonedx' ? 'CycloneDX' : 'SPDX';
     throw new AppError('invalid_sbom', `the document is not valid ${name} ${detected.specVersion}`, problems);
   }
-  return { detected, releaseVersion: normalise(doc, emit) };
+  return { detected, ...normalise(doc, emit) };
 }
 
 /**
@@ -75,10 +76,9 @@ export interface ReadingColumns {
   forms: Uint8Array;
 }
 
-/** What a document says of itself, and how many components it lists. */
-export interface ReadingSummary {
+/** What a document says of itself (its subject's release version and CPEs), and how many components it lists. */
+export interface ReadingSummary extends DocumentSubject {
   detected: DetectedFormat;
-  releaseVersion: string | null;
   count: number;
 }
 
@@ -177,7 +177,7 @@ export function readSbomSlices(
   let count = 0;
   // The largest name prefix (the keys' first 3 bytes) of the slices handed over so far.
   let handedUpTo = -1;
-  const { detected, releaseVersion } = readSbomDocument(document, mayHoldUnstorable, (c) => {
+  const { detected, releaseVersion, subjectCpes } = readSbomDocument(document, mayHoldUnstorable, (c) => {
     slice.add(c, handedUpTo);
     count++;
     if (slice.count === size) {
@@ -190,7 +190,7 @@ export function readSbomSlices(
     }
   });
   if (slice.count > 0 || count === 0) onSlice(slice.take(count - slice.count));
-  return { detected, releaseVersion, count };
+  return { detected, releaseVersion, subjectCpes, count };
 }
 
 /**

@@ -41,8 +41,8 @@ export function validateSpdx3(doc: Json): ErrorDetail[] {
     const type = requireString(p, node, 'type', at);
     if (type === undefined) continue;
     if (type === 'CreationInfo') {
-      const id = requireString(p, node, '@id', at);
-      ids.check(p, id, pointer(at, '@id'));
+      // A CreationInfo no element names needs no id: OpenEmbedded's create-spdx writes those without one.
+      if (node['@id'] !== undefined) ids.check(p, requireString(p, node, '@id', at), pointer(at, '@id'));
       creationInfoNode(p, node, at);
       continue;
     }

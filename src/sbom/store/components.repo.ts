@@ -9,7 +9,7 @@ import { decodeIds, encodeIds } from './id-list.js';
 export const LOOKUP_CHUNK = 500;
 
 /** The columns of a component's text (component-rows.ts), in its order. */
-const TEXT_COLUMNS = ['name', 'version', 'purl', 'type', 'licenses', 'ref'] as const;
+const TEXT_COLUMNS = ['name', 'version', 'purl', 'type', 'licenses', 'ref', 'cpes'] as const;
 
 export interface StoredComponent extends ComponentFields {
   id: number;
@@ -142,6 +142,7 @@ export const componentsRepo = {
           typeColumn('c').as('type'),
           licencesColumn('c').as('licenses'),
           refColumn('c').as('ref'),
+          'c.cpes',
         ])
         .where('c.org', '=', orgNumber(orgId))
         .where('c.id', 'in', unique.slice(i, i + LOOKUP_CHUNK))

@@ -136,7 +136,7 @@ export function createSbomIngestService(
             components: count,
             source: request.actor,
             ingested_at: at,
-            subject_cpes: null,
+            subject_cpes: reading.subjectCpes,
           });
           await componentsRepo.insertMembers(trx, sbomId, componentIds);
           await appendRegistryEntry(

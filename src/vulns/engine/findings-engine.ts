@@ -8,6 +8,7 @@ import { analysisRepo } from '../store/analysis.repo.js';
 import { findingsRepo } from '../store/findings.repo.js';
 import { POSTGRES_CHUNK } from './component-matcher.js';
 import { releasesOfComponents } from './component-releases.js';
+import { type CpeMatcher, createCpeMatcher } from './cpe-matcher.js';
 import { PLATFORM_ACTOR, raiseExploited } from './exploited-signals.js';
 
 // Findings: which products carry which vulnerability, kept in step with the products' latest
@@ -27,8 +28,22 @@ export function bySeverity(a: Pick<FindingRow, 'exploited' | 'cvss_score' | 'eps
   return b.exploited - a.exploited || (b.cvss_score ?? -1) - (a.cvss_score ?? -1) || (b.epss_score ?? -1) - (a.epss_score ?? -1);
 }
 
-export function createFindingsEngine(database: Database, options: { clock?: Clock } = {}) {
+/** What a finding is wanted with: where its component is, and how it was found. */
+interface Wanted {
+  componentId: number;
+  vulnKey: string;
+  releases: string;
+  match: string | null;
+  conditional: number;
+  sources: string;
+}
+
+const differs = (row: FindingRow, want: Wanted) =>
+  row.releases !== want.releases || row.match !== want.match || row.conditional !== want.conditional || row.sources !== want.sources;
+
+export function createFindingsEngine(database: Database, options: { clock?: Clock; cpe?: CpeMatcher } = {}) {
   const clock = options.clock ?? systemClock;
+  const cpe = options.cpe ?? createCpeMatcher(database);
   const { db } = database;
 
   /**
@@ -51,35 +66,57 @@ export function createFindingsEngine(database: Database, options: { clock?: Cloc
           [...releasesOf.keys()],
           database.dialect === 'postgres' ? POSTGRES_CHUNK : undefined,
         );
-    const wanted = new Map<string, { componentId: number; vulnKey: string; releases: string }>();
+    const wanted = new Map<string, Wanted>();
     for (const [componentId, keys] of matches) {
       const releases = releasesOf.get(componentId)!;
-      for (const vulnKey of keys) wanted.set(`${componentId}\u0000${vulnKey}`, { componentId, vulnKey, releases });
+      for (const vulnKey of keys)
+        wanted.set(`${componentId}\u0000${vulnKey}`, { componentId, vulnKey, releases, match: null, conditional: 0, sources: OSV_ONLY });
+    }
+    // CPE matches of the same component and CVE join the purl's: one finding, both sources.
+    for (const [key, found] of await cpe.matchRevisions(latest)) {
+      const purl = wanted.get(key);
+      const match = JSON.stringify(found.evidence);
+      if (purl !== undefined) {
+        const releases = [...new Set([...(JSON.parse(purl.releases) as string[]), ...found.releases])].sort();
+        wanted.set(key, { ...purl, releases: JSON.stringify(releases), match, sources: BOTH });
+      } else {
+        const releases = JSON.stringify([...found.releases].sort());
+        wanted.set(key, {
+          componentId: found.componentId,
+          vulnKey: found.vulnKey,
+          releases,
+          match,
+          conditional: found.evidence.conditional ? 1 : 0,
+          sources: NVD_ONLY,
+        });
+      }
     }
     const stored = await findingsRepo.ofProduct(db, productId);
     const newest = latest.reduce<(typeof latest)[number] | null>((a, b) => (a === null || b.ingested_at > a.ingested_at ? b : a), null);
     const scores = await findingsRepo.scoresOf(db, [...new Set([...wanted.values()].map((w) => w.vulnKey))]);
     const added: FindingRow[] = [];
     // Changes to stored findings, a statement per chunk of them: gone ones, and live ones by
-    // their new releases (one value for most of a product's findings).
+    // their new releases and match (one value for most of a product's findings).
     const goneRows: FindingRow[] = [];
-    const liveByReleases = new Map<string, FindingRow[]>();
+    const liveByChange = new Map<string, { change: Partial<FindingRow>; rows: FindingRow[] }>();
     for (const row of stored) {
       const want = wanted.get(`${row.component_id}\u0000${row.vuln_key}`);
       wanted.delete(`${row.component_id}\u0000${row.vuln_key}`);
       if (!want && row.gone_at === null) goneRows.push(row);
-      else if (want && (row.gone_at !== null || row.releases !== want.releases)) {
-        const rows = liveByReleases.get(want.releases) ?? [];
-        rows.push(row);
-        liveByReleases.set(want.releases, rows);
+      else if (want && (row.gone_at !== null || differs(row, want))) {
+        const change = { releases: want.releases, match: want.match, conditional: want.conditional, sources: want.sources };
+        const key = JSON.stringify(change);
+        const group = liveByChange.get(key) ?? { change, rows: [] as FindingRow[] };
+        group.rows.push(row);
+        liveByChange.set(key, group);
       }
     }
     const gone = goneRows.length;
     await database.transaction(async (trx) => {
       const by = newest ? `${newest.release_version} revision ${newest.revision}` : null;
       await findingsRepo.updateMany(trx, productId, goneRows, { gone_at: at, gone_with: by });
-      for (const [releases, rows] of liveByReleases) {
-        await findingsRepo.updateMany(trx, productId, rows, { gone_at: null, gone_with: null, releases });
+      for (const { change, rows } of liveByChange.values()) {
+        await findingsRepo.updateMany(trx, productId, rows, { gone_at: null, gone_with: null, ...change });
       }
       for (const w of wanted.values()) {
         const score = scores.get(w.vulnKey);
@@ -95,14 +132,16 @@ export function createFindingsEngine(database: Database, options: { clock?: Cloc
           exploited: score?.exploited ?? 0,
           cvss_score: score?.cvss_score ?? null,
           epss_score: score?.epss_score ?? null,
-          match: null,
-          conditional: 0,
-          sources: '["osv"]',
+          match: w.match,
+          conditional: w.conditional,
+          sources: w.sources,
         });
       }
       await findingsRepo.insert(trx, added);
       if (added.length) await applyRules(trx, product, added, at);
-      if (added.length) await announceNew(trx, product, added, at);
+      // A conditional finding is counted apart: it is announced by no event of its own.
+      const asserted = added.filter((f) => f.conditional === 0);
+      if (asserted.length) await announceNew(trx, product, asserted, at);
       // Recorded like every other change (and what the compliance score's cached inputs follow).
       if (added.length || gone) {
         const details = { new: added.length, resolved: gone, vulnerabilities: [...new Set(added.map((f) => f.vuln_key))].slice(0, 50) };
@@ -228,5 +267,9 @@ function matchesAmong(orgMatches: ReadonlyMap<number, Set<string>>, componentIds
   }
   return out;
 }
+
+const OSV_ONLY = '["osv"]';
+const NVD_ONLY = '["nvd"]';
+const BOTH = '["nvd","osv"]';
 
 export type FindingsEngine = ReturnType<typeof createFindingsEngine>;

@@ -224,6 +224,41 @@ export async function zipSource(path: string): Promise<Source> {
   return { entries, items: items() };
 }
 
+/** A zip entry's place: where its stored bytes start, as its local header says. */
+export interface ZipEntryPlace {
+  name: string;
+  method: number;
+  encrypted: boolean;
+  compressedSize: number;
+  uncompressedSize: number;
+  dataStart: number;
+}
+
+/**
+ * The first `limit` entries of a zip and how many it holds in all (for a reader that streams a
+ * few large entries itself: the NVD's zipped feed files hold one each).
+ */
+export async function zipEntryPlaces(path: string, limit: number): Promise<{ entries: number; places: ZipEntryPlace[] }> {
+  const handle = await openFile(path, 'r');
+  try {
+    const { size } = await handle.stat();
+    const [directory, local] = [new Window(handle, size), new Window(handle, size)];
+    const { entries } = await centralDirectory(directory);
+    const places: ZipEntryPlace[] = [];
+    for await (const entry of zipEntries(directory)) {
+      if (places.length >= limit) break;
+      const header = await local.range(entry.localHeader, entry.localHeader + 30);
+      if (header.readUInt32LE(0) !== 0x04034b50) throw new SourceError('the zip is damaged: a local header is broken');
+      const dataStart = entry.localHeader + 30 + header.readUInt16LE(26) + header.readUInt16LE(28);
+      if (dataStart + entry.compressedSize > size) throw new SourceError('the zip is damaged: an entry points outside the file');
+      places.push({ ...entry, dataStart });
+    }
+    return { entries, places };
+  } finally {
+    await handle.close();
+  }
+}
+
 /** The `.json` files under a directory, in name order, one at a time. */
 export async function directorySource(dir: string): Promise<Source> {
   const names = (await readdir(dir, { recursive: true })).filter((n) => n.endsWith('.json')).sort();

@@ -8,10 +8,12 @@ import { detectKind } from '../feeds/detect-kind.js';
 import { EpssFileError, readEpss, scoreDateOf } from '../feeds/epss.js';
 import { DEFAULT_FETCH_POLICY, type FetchPolicy, fetchFeed } from '../feeds/fetch-feed.js';
 import { readKev } from '../feeds/kev.js';
+import { NvdSourceError } from '../feeds/nvd-source.js';
 import { directorySource, fileSource, type Source, SourceError, zipSource } from '../feeds/osv-source.js';
 import type { PreparedRecord } from '../feeds/prepare-record.js';
 import { preparedRecords, RECORD_BATCH } from '../feeds/prepared-records.js';
 import { feedsRepo } from '../store/feeds.repo.js';
+import { importNvd, type NvdImportDeps, nvdSourceOf } from './nvd-import.js';
 import { groupsNaming, refreshEpss, refreshGroups } from '../store/vulnerabilities.repo.js';
 import { FEED_KINDS, type FeedKind, type ImportSummary, isFeedKind } from '../vulns.schemas.js';
 
@@ -56,11 +58,15 @@ export function createFeedsService(
     fetchPolicy?: Partial<FetchPolicy>;
     /** A full garbage collection an import may pause for every `everyRecords` (COLLECT_EVERY_RECORDS) records. */
     collectGarbage?: { collect(): void; everyRecords?: number };
+    /** Told the CVEs whose NVD records each stored batch changed, before products are refreshed. */
+    nvdChanged?: (cves: readonly string[]) => Promise<void>;
   },
 ) {
   const clock = deps.clock ?? systemClock;
   const { db } = database;
   const policy = { ...DEFAULT_FETCH_POLICY, ...deps.fetchPolicy };
+
+  const nvdDeps: NvdImportDeps = { database, clock, findings: deps.findings, nvdChanged: deps.nvdChanged };
 
   /** The products whose findings the import may have changed, brought up to date. */
   const refreshProducts = (productIds: Iterable<string>) => deps.findings.refreshProducts(productIds);
@@ -211,7 +217,7 @@ export function createFeedsService(
   /** One local input (file or directory) of a kind found or forced. */
   async function importPath(path: string, source: string, forced: FeedKind | undefined): Promise<ImportSummary> {
     const started = performance.now();
-    const found = await detectKind(path).catch((error: unknown) => {
+    const found = await detectKind(path, forced).catch((error: unknown) => {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new AppError('not_found', `${source}: no such file or directory`);
       throw error;
     });
@@ -224,6 +230,13 @@ export function createFeedsService(
       const info = await stat(path);
       const input = info.isDirectory() ? await directorySource(path) : found.json !== undefined ? fileSource(path) : await zipSource(path);
       await importOsv(source, input, summary);
+    } else if (kind === 'nvd') {
+      try {
+        await importNvd(nvdDeps, source, await nvdSourceOf(path, found), summary);
+      } catch (error) {
+        if (error instanceof NvdSourceError) throw new AppError('validation_failed', `${source}: ${error.message}`);
+        throw error;
+      }
     } else if (kind === 'epss') await importEpss(source, path, found.gzip ?? false, summary);
     else await importKev(source, kind, found.json, summary);
     summary.took_ms = Math.round(performance.now() - started);

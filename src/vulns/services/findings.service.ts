@@ -1,13 +1,10 @@
 import type { Database } from '../../db/index.js';
 import type { ProductRow } from '../../db/schema.js';
 import { AppError } from '../../errors.js';
-import { decodeIds } from '../../sbom/store/id-list.js';
 import { type Clock, iso, systemClock } from '../../shared/time.js';
 import type { OsvAffectedEntry } from '../feeds/osv-record.js';
 import type { OsvAffected } from '../match/osv-range.js';
-import { fixedVersions, readPurl } from '../match/read-purl.js';
-import { analysisRepo } from '../store/analysis.repo.js';
-import { feedsRepo } from '../store/feeds.repo.js';
+import { fixedVersions } from '../match/read-purl.js';
 import { type FindingListRow, type FindingsQuery, findingsListRepo } from '../store/findings-list.repo.js';
 import { findingsRepo } from '../store/findings.repo.js';
 import { affectedOf, groupRow, recordsOf } from '../store/vulnerabilities.repo.js';
@@ -22,6 +19,7 @@ import {
   severityOf,
   type VulnerabilityView,
 } from '../vulns.schemas.js';
+import { coverageOf } from './coverage.js';
 import { exploitedContextOf } from './exploited-context.js';
 import { vulnerabilityKey } from './vulnerability-key.js';
 
@@ -38,9 +36,6 @@ export interface FindingsDeps {
 function invalidFilter(field: 'state' | 'severity', message: string): AppError {
   return new AppError('validation_failed', message, [{ path: field, message }]);
 }
-
-/** Coverage's reasons, for each way a purl reads that names no ecosystem. */
-const REASON = { no_purl: 'no_purl', invalid_purl: 'no_purl', ecosystem_not_covered: 'ecosystem_not_covered' } as const;
 
 const parse = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 
@@ -71,6 +66,8 @@ export function createFindingsService(database: Database, { orgs, products }: Fi
         responses: parse<string[]>(r.responses ?? null) ?? [],
         detail: r.detail ?? null,
         first_seen_at: r.first_seen_at,
+        sources: JSON.parse(r.sources) as string[],
+        match: parse<FindingView['match']>(r.match),
       }),
     );
   }
@@ -102,6 +99,7 @@ export function createFindingsService(database: Database, { orgs, products }: Fi
         cvss: filter.severity === undefined ? undefined : filter.severity === 'unscored' ? null : SEVERITY_SCORES[filter.severity],
         states: filter.state === undefined ? undefined : filter.state === 'open' ? ['in_triage', 'exploitable'] : [filter.state],
         onMarketAt: filter.onMarket ? iso(clock()) : undefined,
+        conditional: filter.conditional,
       };
       if (page === undefined) {
         const findings = await viewsOf(await findingsListRepo.list(db, query));
@@ -142,14 +140,16 @@ export function createFindingsService(database: Database, { orgs, products }: Fi
 
     /**
      * A product's findings per release (the latest revision of each, newest first): how many,
-     * how many exploited, how many still to act on (in triage or exploitable).
+     * how many exploited, how many still to act on (in triage or exploitable); and how many
+     * conditional ones it has, apart.
      */
     async productFindings(orgSlug: string, sku: string) {
       const { id: orgId } = await orgs.requireOrg(orgSlug);
       const product = await products.requireProduct(orgId, sku);
-      const [revisions, rows] = await Promise.all([
+      const [revisions, rows, conditional] = await Promise.all([
         findingsListRepo.latestRevisions(db, product.id),
         findingsListRepo.ofProduct(db, orgId, product.id),
+        findingsListRepo.count(db, { orgId, productId: product.id, conditional: true }),
       ]);
       const releases = revisions.map((r) => ({ ...r, findings: 0, exploited: 0, open: 0, critical: 0, high: 0 }));
       const byRelease = new Map(releases.map((r) => [r.release, r]));
@@ -166,7 +166,8 @@ export function createFindingsService(database: Database, { orgs, products }: Fi
           if (band === 'high') release.high++;
         }
       }
-      return { sku: product.sku, findings: rows.length, releases };
+      // Conditional findings (firmware.md) are counted apart, in none of the release counts.
+      return { sku: product.sku, findings: rows.length, conditional, releases };
     },
 
     /**
@@ -183,47 +184,13 @@ export function createFindingsService(database: Database, { orgs, products }: Fi
     },
 
     /**
-     * Each product's latest revisions: components, matchable ones, and why the others are not. A
-     * component of an ecosystem no held advisory names is not matchable, whatever its version.
+     * Each product's latest revisions: components, matchable ones (by purl, by CPE), and why the
+     * others are not (coverage.ts).
      */
     async coverage(orgSlug: string, sku?: string): Promise<CoverageView[]> {
       const { id: orgId } = await orgs.requireOrg(orgSlug);
       const list = sku !== undefined ? [await products.requireProduct(orgId, sku)] : await findingsRepo.productsOf(db, orgId);
-      // Per product, how many components read each way (status and ecosystem): the ecosystems are
-      // then asked once for all products.
-      const tallies: Array<{ sku: string; components: number; readings: Map<string, number> }> = [];
-      const ecosystems = new Set<string>();
-      for (const product of list) {
-        const ids = new Set<number>();
-        for (const revision of await findingsRepo.latestRevisions(db, product.id))
-          for (const id of decodeIds(revision.component_ids)) ids.add(id);
-        const readings = new Map<string, number>();
-        for (const purl of (await analysisRepo.purlsOf(db, [...ids])).values()) {
-          const reading = readPurl(purl);
-          const ecosystem = 'ecosystem' in reading && reading.ecosystem !== undefined ? reading.ecosystem : '';
-          if (ecosystem) ecosystems.add(ecosystem);
-          const key = `${reading.status}\u0000${ecosystem}`;
-          readings.set(key, (readings.get(key) ?? 0) + 1);
-        }
-        tallies.push({ sku: product.sku, components: ids.size, readings });
-      }
-      const held = await feedsRepo.ecosystemsHeld(database, [...ecosystems]);
-      return tallies.map(({ sku, components, readings }) => {
-        const view: CoverageView = {
-          sku,
-          components,
-          matchable: 0,
-          not_matchable: { no_purl: 0, ecosystem_not_covered: 0, version_unparsable: 0 },
-        };
-        for (const [key, n] of readings) {
-          const [status, ecosystem] = key.split('\u0000') as [string, string];
-          if (Object.hasOwn(REASON, status)) view.not_matchable[REASON[status as keyof typeof REASON]] += n;
-          else if (!held.has(ecosystem)) view.not_matchable.ecosystem_not_covered += n;
-          else if (status === 'matchable') view.matchable += n;
-          else view.not_matchable.version_unparsable += n;
-        }
-        return view;
-      });
+      return coverageOf(database, list);
     },
   };
   return service;

@@ -2,9 +2,11 @@ import type { Database } from '../../db/index.js';
 import type { ProductRow } from '../../db/schema.js';
 import { type Clock, systemClock } from '../../shared/time.js';
 import { createMatcher } from '../engine/component-matcher.js';
+import { createCpeMatcher } from '../engine/cpe-matcher.js';
 import { createFindingsEngine } from '../engine/findings-engine.js';
 import type { FetchPolicy } from '../feeds/fetch-feed.js';
 import { createAnalysisService } from './analysis.service.js';
+import { createCpeMappingsService } from './cpe-mappings.service.js';
 import { createFeedsService } from './feeds.service.js';
 import { createFindingsService } from './findings.service.js';
 import { createVexService } from './vex.service.js';
@@ -30,16 +32,21 @@ export function createVulnService(
 ) {
   const clock = options.clock ?? systemClock;
   const matcher = createMatcher(database);
-  const engine = createFindingsEngine(database, { clock });
+  const cpe = createCpeMatcher(database);
+  const engine = createFindingsEngine(database, { clock, cpe });
   const feeds = createFeedsService(database, {
     matcher,
     findings: engine,
     clock,
     fetchPolicy: options.fetchPolicy,
     collectGarbage: options.collectGarbage,
+    // Components stored before any NVD record was held have their CPEs read before the products a
+    // batch concerns are looked up (component_cpe_keys); a no-op query once all are read.
+    nvdChanged: () => cpe.readUnread(),
   });
   const findings = createFindingsService(database, { orgs, products }, { clock });
   const analysis = createAnalysisService(database, { orgs, products }, { clock });
+  const cpeMappings = createCpeMappingsService(database, { orgs, products, cpe, findings: engine }, { clock });
   const vex = createVexService(database, { orgs, products, findings, analysis }, { clock });
 
   // Work after ingest runs one job at a time, in order, beside the requests.
@@ -62,13 +69,19 @@ export function createVulnService(
     analyse: analysis.analyse,
     vexExport: vex.vexExport,
     vexImport: vex.vexImport,
+    cpeCandidates: cpeMappings.candidates,
+    cpeMappings: cpeMappings.mappings,
+    mapCpe: cpeMappings.map,
+    unmapCpe: cpeMappings.unmap,
 
     /** Starts matching a new revision's components and refreshing the product's findings, in the background. */
     afterIngest(productId: string, componentIds: ArrayLike<number>): void {
       enqueue(async () => {
-        // Without records there is nothing to match: the first OSV import reads them all.
-        if (!(await matcher.anyRecords())) return;
-        await matcher.readComponents(componentIds);
+        // Without records there is nothing to match: the first OSV (or NVD) import reads them all.
+        const [osv, nvd] = await Promise.all([matcher.anyRecords(), cpe.anyRecords()]);
+        if (!osv && !nvd) return;
+        if (osv) await matcher.readComponents(componentIds);
+        if (nvd) await cpe.readComponents(componentIds);
         await engine.refreshProduct(productId);
       });
     },

@@ -105,6 +105,8 @@ export const analysisRepo = {
       ])
       .where('f.product_id', '=', productId)
       .where('f.gone_at', 'is', null)
+      // a conditional finding never raises a signal by itself (firmware.md)
+      .where('f.conditional', '=', 0)
       .where('v.exploited', '=', 1)
       .where('s.vuln_key', 'is', null)
       .where((eb) => eb.or([eb('a.state', 'is', null), eb('a.state', 'not in', ['not_affected', 'false_positive'])]))

@@ -3,6 +3,7 @@ import type { Database, Executor, Trx } from '../../db/index.js';
 import type { PreparedRecord } from '../feeds/prepare-record.js';
 import type { KevEntry } from '../feeds/kev.js';
 import type { EpssRow } from '../feeds/epss.js';
+import { nvdRepo } from './nvd.repo.js';
 
 // The platform-wide feed tables: OSV records with the packages and aliases they name, the two
 // KEV catalogues, EPSS scores and each feed's last import.
@@ -31,7 +32,9 @@ export const feedsRepo = {
    */
   async refreshStatistics(database: Database): Promise<void> {
     if (database.dialect !== 'postgres') return;
-    await sql`analyze vuln_records, vuln_matches, component_packages, components, findings, vulnerabilities`.execute(database.db);
+    await sql`analyze vuln_records, vuln_matches, component_packages, components, findings, vulnerabilities, nvd_records, nvd_record_products`.execute(
+      database.db,
+    );
   },
 
   /**
@@ -200,7 +203,7 @@ export const feedsRepo = {
 
   /** Records held per kind of feed (withdrawn records excluded for OSV). */
   async counts(db: Executor): Promise<Record<string, number>> {
-    const [osv, kev, epss] = await Promise.all([
+    const [osv, kev, epss, nvd] = await Promise.all([
       db
         .selectFrom('vuln_records')
         .select((eb) => eb.fn.countAll<string>().as('n'))
@@ -215,9 +218,10 @@ export const feedsRepo = {
         .selectFrom('epss_scores')
         .select((eb) => eb.fn.countAll<string>().as('n'))
         .executeTakeFirstOrThrow(),
+      nvdRepo.count(db),
     ]);
     const kevOf = (source: string) => Number(kev.find((k) => k.source === source)?.n ?? 0);
-    return { osv: Number(osv.n), 'cisa-kev': kevOf('cisa'), 'eu-kev': kevOf('eu'), epss: Number(epss.n) };
+    return { osv: Number(osv.n), 'cisa-kev': kevOf('cisa'), 'eu-kev': kevOf('eu'), epss: Number(epss.n), nvd };
   },
 
   source(db: Executor, url: string) {

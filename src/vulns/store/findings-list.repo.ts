@@ -24,6 +24,8 @@ export interface FindingsQuery {
   states?: readonly string[];
   /** Only products on the market at this instant (active, end of support not passed). */
   onMarketAt?: string;
+  /** The conditional findings instead of the others (firmware.md: they are counted apart). */
+  conditional?: boolean;
 }
 
 /** The columns a finding is shown with (services/findings.service.ts makes them a FindingView). */
@@ -50,6 +52,8 @@ export interface FindingListRow {
   justification: string | null;
   responses: string | null;
   detail: string | null;
+  match: string | null;
+  sources: string;
 }
 
 /** `%` and `_` of a LIKE pattern taken literally (escape character `!`). */
@@ -58,7 +62,11 @@ const likeLiteral = (text: string) => text.replace(/[!%_]/g, (c) => `!${c}`);
 type Filtered = SelectQueryBuilder<DB & { f: DB['findings'] }, 'f', object>;
 
 function filtered(db: Executor, q: FindingsQuery): Filtered {
-  let query: Filtered = db.selectFrom('findings as f').where('f.org_id', '=', q.orgId).where('f.gone_at', 'is', null);
+  let query: Filtered = db
+    .selectFrom('findings as f')
+    .where('f.org_id', '=', q.orgId)
+    .where('f.gone_at', 'is', null)
+    .where('f.conditional', '=', q.conditional ? 1 : 0);
   // Analyses are joined only to filter by state: a finding never analysed is in triage.
   if (q.states !== undefined) {
     const states = [...q.states];
@@ -147,6 +155,8 @@ export const findingsListRepo = {
         'a.justification',
         'a.responses',
         'a.detail',
+        'f.match',
+        'f.sources',
       ])
       .orderBy('k.exploited', 'desc')
       .orderBy('k.cvss_score', (ob) => ob.desc().nullsLast())

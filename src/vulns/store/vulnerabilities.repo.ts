@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Database, Executor, Trx } from '../../db/index.js';
 import { highestCvss } from '../cvss.js';
+import { nvdRepo } from './nvd.repo.js';
 
 // `vulnerabilities`: one row per alias group with what every feed says of it, kept current as
 // the feeds change, and copied into the findings' sort columns (exploited, CVSS, EPSS).
@@ -25,6 +26,8 @@ export async function groupsNaming(db: Executor, ids: readonly string[]): Promis
       db.selectFrom('vuln_records').select('vuln_key').distinct().where('id', 'in', chunk).execute(),
     ]);
     for (const row of [...byAlias, ...byId]) keys.add(row.vuln_key);
+    // An NVD record's group is its CVE id.
+    for (const cve of await nvdRepo.liveAmong(db, chunk)) keys.add(cve);
   }
   return [...keys];
 }
@@ -45,10 +48,23 @@ export async function refreshGroups(database: Database, trx: Trx, keys: readonly
       .execute();
     const groups = new Map<string, typeof records>();
     for (const r of records) groups.set(r.vuln_key, [...(groups.get(r.vuln_key) ?? []), r]);
+    // An NVD record is keyed by its CVE id: it makes a group of its own, or fills what the OSV
+    // records of its CVE leave empty (firmware.md, Feeds).
+    const nvd = new Map(
+      (
+        await nvdRepo.liveRecords(
+          trx,
+          chunk.filter((key) => CVE.test(key)),
+        )
+      ).map((r) => [r.cve, r]),
+    );
+    for (const key of nvd.keys()) if (!groups.has(key)) groups.set(key, []);
     const aliasesOf = new Map<string, string[]>();
     const cves = new Set<string>();
     for (const [key, rs] of groups) {
-      const all = [...new Set(rs.flatMap((r) => [r.id, ...(JSON.parse(r.aliases) as string[])]))].sort();
+      const ids = rs.flatMap((r) => [r.id, ...(JSON.parse(r.aliases) as string[])]);
+      if (nvd.has(key)) ids.push(key);
+      const all = [...new Set(ids)].sort();
       aliasesOf.set(key, all);
       for (const id of all) if (CVE.test(id)) cves.add(id);
     }
@@ -86,9 +102,13 @@ export async function refreshGroups(database: Database, trx: Trx, keys: readonly
       const eu = kev.find((k) => k.source === 'eu' && groupCves.includes(k.cve));
       const cve = CVE.test(key) ? key : null;
       const score = epss.find((e) => e.cve === cve);
-      const cvss = highestCvss(rs.flatMap((r) => JSON.parse(r.severity) as Array<{ type: string; score: string }>));
-      // The summary of the record named like the group (a CVE record), else of the first that has one.
-      const summary = (rs.find((r) => r.id === key && r.summary) ?? rs.find((r) => r.summary))?.summary ?? null;
+      const fromNvd = nvd.get(key);
+      const osvCvss = highestCvss(rs.flatMap((r) => JSON.parse(r.severity) as Array<{ type: string; score: string }>));
+      const cvss =
+        osvCvss ?? (fromNvd?.cvss_score != null && fromNvd.cvss_vector ? { score: fromNvd.cvss_score, vector: fromNvd.cvss_vector } : null);
+      // The summary of the record named like the group (a CVE record), else of the first that has
+      // one, else the NVD's description.
+      const summary = (rs.find((r) => r.id === key && r.summary) ?? rs.find((r) => r.summary))?.summary ?? fromNvd?.summary ?? null;
       const was = before.get(key);
       const exploited = cisa || eu ? 1 : 0;
       if (!was || was.exploited !== exploited || was.cvss_score !== (cvss?.score ?? null) || was.epss_score !== (score?.score ?? null)) {

@@ -451,10 +451,10 @@ describe('normaliseCycloneDx', () => {
     const release = normaliseCycloneDx(doc, (c) => {
       seen.push(`${c.name}@${c.version}:${c.licenses.join('|')}`);
     });
-    assert.equal(release, '2.0.0');
+    assert.deepEqual(release, { releaseVersion: '2.0.0', subjectCpes: null });
     assert.deepEqual(seen, ['lib-0@1.0.0:MIT', 'inner@2:MIT OR Apache-2.0', 'lib-1@1.0.1:MIT', 'lib-2@1.0.2:MIT']);
     assert.equal(
-      normaliseCycloneDx({ bomFormat: 'CycloneDX', specVersion: '1.6' }, () => assert.fail('no component')),
+      normaliseCycloneDx({ bomFormat: 'CycloneDX', specVersion: '1.6' }, () => assert.fail('no component')).releaseVersion,
       null,
     );
   });
@@ -477,11 +477,10 @@ describe('normaliseSpdx2', () => {
       ],
     };
     const components: NormalisedComponent[] = [];
-    assert.equal(
-      normaliseSpdx2(doc, (c) => components.push(c)),
-      '1.2',
-    );
-    assert.deepEqual(components, [{ name: 'SPDXRef-lib', version: null, purl: null, type: null, licenses: ['MIT'], ref: 'SPDXRef-lib' }]);
+    assert.equal(normaliseSpdx2(doc, (c) => components.push(c)).releaseVersion, '1.2');
+    assert.deepEqual(components, [
+      { name: 'SPDXRef-lib', version: null, purl: null, type: null, licenses: ['MIT'], ref: 'SPDXRef-lib', cpes: null },
+    ]);
   });
 });
 

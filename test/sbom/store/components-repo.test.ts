@@ -41,7 +41,7 @@ describe(`component rows found or stored (${TEST_BACKEND})`, () => {
     const stored = await componentsRepo.byIds(database.db, mine.id, ids);
     assert.deepEqual(
       { ...stored.get(ids[1]!), id: 0 },
-      { id: 0, name: '', version: null, purl: 'pkg:generic/blank', type: 'library', licenses: null, ref: null },
+      { id: 0, name: '', version: null, purl: 'pkg:generic/blank', type: 'library', licenses: null, ref: null, cpes: null },
     );
     assert.deepEqual(
       { ...stored.get(ids[0]!), id: 0 },
@@ -53,6 +53,7 @@ describe(`component rows found or stored (${TEST_BACKEND})`, () => {
         type: 'library',
         licenses: '["MIT"]',
         ref: 'pkg:npm/lib-0@1.0.0',
+        cpes: null,
       },
     );
     const flags = await database.db.selectFrom('components').select(['id', 'purl_name_differs']).where('id', 'in', ids).execute();

@@ -211,7 +211,7 @@ describe(`migration 002 moves the existing component rows (${TEST_BACKEND})`, ()
       const stored = await componentsRepo.ofRevision(database.db, org.id, r.id);
       assert.deepEqual(
         stored.map(({ id: _, ...c }) => c),
-        r.rows,
+        r.rows.map((row) => ({ ...row, cpes: null })),
       );
     }
     await assert.rejects(legacy.selectFrom('sbom_components').selectAll().execute(), 'the old table is gone');

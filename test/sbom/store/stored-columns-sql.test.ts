@@ -42,6 +42,7 @@ describe("docs/sbom.md's query of the components table", () => {
       { type: 'framework', name: 'core', version: '7.1.0', purl: 'pkg:npm/%40babel/core@7.1.0', 'bom-ref': '@babel/core@7.1.0' },
       { type: 'library', name: 'no-version', purl: 'pkg:npm/no-version', licenses: [{ license: { id: 'MIT' } }] },
       { type: 'application', name: 'other', version: '1.0', purl: 'pkg:npm/renamed@1.0', 'bom-ref': 'renamed' },
+      { type: 'firmware', name: 'busybox', version: '1.36.1', cpe: 'cpe:2.3:a:busybox:busybox:1.36.1:*:*:*:*:*:*:*' },
     ];
     const ids = [
       ...(await upload('LARAVEL', fixtureBytes('cyclonedx/laravel-7.12.0-bom.1.4.json'))),
@@ -59,6 +60,7 @@ describe("docs/sbom.md's query of the components table", () => {
       ref: string | null;
       type: string | null;
       licenses: string | null;
+      cpes: string | null;
     }>`${sql.raw(documentedQuery())}`.execute(h.database.db);
     const expected = await componentsRepo.byIds(h.database.db, acme.orgId, ids);
     assert.equal(rows.length, expected.size);

@@ -54,11 +54,11 @@ interface Truth {
   value: Value;
   conditions: string[];
 }
-interface Leaf {
+export interface Leaf {
   criterion: Criterion;
   positive: boolean; // under an even number of negations
 }
-interface Tree {
+export interface Tree {
   and: boolean;
   negate: boolean;
   children: (Tree | Leaf)[];
@@ -161,10 +161,28 @@ function evidenceOf(best: Satisfied, conditions: string[]): Evidence {
   };
 }
 
-/** Which components of the revision an NVD record's configurations apply to, each with its evidence. */
-export function evaluateConfigurations(configurations: readonly NvdConfiguration[], revision: RevisionInput): ConfigurationsResult {
+/** A record's configurations read once (criteria parsed, trees built), to be evaluated against many revisions. */
+export interface CompiledConfigurations {
+  trees: readonly { tree: Tree; leaves: readonly Leaf[] }[];
+  unreadable: readonly string[];
+}
+
+export function compileConfigurations(configurations: readonly NvdConfiguration[]): CompiledConfigurations {
   const unreadable: string[] = [];
-  const trees = configurations.map((configuration, i) => treeOf(configuration, i, unreadable));
+  const trees = configurations.map((configuration, i) => {
+    const tree = treeOf(configuration, i, unreadable);
+    return { tree, leaves: leavesOf(tree) };
+  });
+  return { trees, unreadable: [...new Set(unreadable)] };
+}
+
+/** Which components of the revision an NVD record's configurations apply to, each with its evidence. */
+export function evaluateConfigurations(
+  configurations: readonly NvdConfiguration[] | CompiledConfigurations,
+  revision: RevisionInput,
+): ConfigurationsResult {
+  const compiled = Array.isArray(configurations) ? compileConfigurations(configurations) : (configurations as CompiledConfigurations);
+  const { trees } = compiled;
   const terms = new Map<Leaf, Truth>();
   const term = (leaf: Leaf): Truth => {
     if (!terms.has(leaf)) terms.set(leaf, termValue(leaf, revision));
@@ -175,9 +193,9 @@ export function evaluateConfigurations(configurations: readonly NvdConfiguration
   const reported = new Set<string>();
   for (const component of revision.components) {
     let chosen: Chosen | null = null;
-    for (const tree of trees) {
+    for (const { tree, leaves } of trees) {
       const mine = new Map<Leaf, Satisfied>();
-      for (const leaf of leavesOf(tree)) {
+      for (const leaf of leaves) {
         if (!leaf.criterion.entry.vulnerable || !leaf.positive) continue;
         for (const identity of component.identities) {
           const result = matchEntry(leaf.criterion, identity, 'vulnerable');
@@ -209,5 +227,5 @@ export function evaluateConfigurations(configurations: readonly NvdConfiguration
     }
     if (chosen !== null) findings.push({ ref: component.ref, evidence: evidenceOf(chosen.satisfied, chosen.conditions) });
   }
-  return { findings, unordered, unreadable: [...new Set(unreadable)] };
+  return { findings, unordered, unreadable: [...compiled.unreadable] };
 }

@@ -64,6 +64,11 @@ export function rangeText(range: VersionRange | null): string {
   return parts.filter((p) => p !== null).join(', ');
 }
 
+/** What the sentence reads of the evidence (the stored JSON's shape, its checks aside). */
+export type SpokenEvidence = Pick<Evidence, 'cpe' | 'cpe_source' | 'criteria' | 'range' | 'unbounded' | 'conditional' | 'condition'> & {
+  comparison: Pick<Comparison, 'version' | 'version_from' | 'sbom_version' | 'compared_as' | 'stripped'>;
+};
+
 const SOURCE_WORDS: Record<CpeSource, string> = {
   sbom: 'from the SBOM',
   vendor_table: 'with its vendor from the vendor table',
@@ -76,7 +81,7 @@ const SOURCE_WORDS: Record<CpeSource, string> = {
  * with its range, then what qualifies it — the version the SBOM gave when the CPE's was used,
  * the build's decorations taken off, a criterion without bound, a condition nothing decided.
  */
-export function evidenceSentence(componentName: string, e: Evidence): string {
+export function evidenceSentence(componentName: string, e: SpokenEvidence): string {
   const c = e.comparison;
   const version = c.version ?? c.sbom_version;
   const subject = `${componentName}${version ? ` ${version}` : ''} ${SOURCE_WORDS[e.cpe_source]}`;

@@ -1,0 +1,124 @@
+import type { Database } from '../../db/index.js';
+import { type Clock, iso } from '../../shared/time.js';
+import type { FindingsEngine } from '../engine/findings-engine.js';
+import type { NvdRecord } from '../feeds/nvd-record.js';
+import type { DetectedKind } from '../feeds/detect-kind.js';
+import { type NvdSource, nvdDirectorySource, nvdFeedSource, nvdRecordFileSource, nvdZipSource } from '../feeds/nvd-source.js';
+import { RECORD_BATCH } from '../feeds/prepared-records.js';
+import { feedsRepo } from '../store/feeds.repo.js';
+import { findingsRepo } from '../store/findings.repo.js';
+import { nvdRepo, productKeysOf } from '../store/nvd.repo.js';
+import { refreshGroups } from '../store/vulnerabilities.repo.js';
+import type { ImportSummary } from '../vulns.schemas.js';
+
+// Importing NVD records (firmware.md, Feeds) under the rules of the OSV import: streamed in
+// batches, an unchanged record (same digest) skipped, each batch stored with its alias groups
+// rebuilt (an NVD record's group is its CVE id), and only the products that a changed record can
+// concern refreshed: those holding a component matched under one of the record's vendor:product
+// keys (as it was or is now), and those with findings of its CVE.
+
+/** Changed product keys and CVEs gathered before the products holding them are looked up. */
+const PRODUCTS_LOOKUP_FROM = 20_000;
+
+export interface NvdImportDeps {
+  database: Database;
+  clock: Clock;
+  findings: Pick<FindingsEngine, 'refreshProducts' | 'productsOfGroups'>;
+  /**
+   * Told the CVEs of each stored batch whose records are new, changed or withdrawn, before the
+   * products they concern are refreshed (the CPE matcher's hook; see also `changedCves`).
+   */
+  nvdChanged?: (cves: readonly string[]) => Promise<void>;
+  /** Told how many records have been read, as they are (progress). */
+  onRecords?: (read: number) => void;
+}
+
+/** What an import changed, for the engine: every CVE whose NVD record is new, changed or withdrawn. */
+export interface NvdImportResult {
+  changedCves: Set<string>;
+}
+
+/** The records of a local input found (or told) to be the NVD's. */
+export function nvdSourceOf(path: string, found: DetectedKind): Promise<NvdSource> {
+  if (found.nvd === 'record') return nvdRecordFileSource(path);
+  if (found.nvd === 'directory') return nvdDirectorySource(path);
+  if (found.nvd === 'zip') return nvdZipSource(path);
+  return nvdFeedSource(path, found.gzip ?? false);
+}
+
+/** Imports one NVD source into `summary`; returns the CVEs it changed. */
+export async function importNvd(deps: NvdImportDeps, source: string, input: NvdSource, summary: ImportSummary): Promise<NvdImportResult> {
+  const { database, clock } = deps;
+  const { db } = database;
+  const changedCves = new Set<string>();
+  const pendingKeys = new Set<string>();
+  const pendingCves = new Set<string>();
+  const products = new Set<string>();
+  let newest: string | null = null;
+
+  const lookUpProducts = async () => {
+    for (const [orgId, componentIds] of await nvdRepo.componentsUnder(db, [...pendingKeys])) {
+      for (const id of await findingsRepo.productsHolding(db, orgId, componentIds)) products.add(id);
+    }
+    for (const id of await deps.findings.productsOfGroups([...pendingCves])) products.add(id);
+    pendingKeys.clear();
+    pendingCves.clear();
+  };
+
+  const store = async (records: NvdRecord[]) => {
+    const heads = new Map(
+      (
+        await nvdRepo.heads(
+          db,
+          records.map((r) => r.id),
+        )
+      ).map((h) => [h.cve, h]),
+    );
+    for (const r of records) {
+      const head = heads.get(r.id);
+      if (r.withdrawn) summary.withdrawn++;
+      else if (!head) summary.new++;
+      else if (head.digest !== r.digest) summary.changed++;
+      else summary.unchanged++;
+      if (r.published && (newest === null || r.published > newest)) newest = r.published;
+    }
+    const changed = records.filter((r) => heads.get(r.id)?.digest !== r.digest);
+    if (changed.length === 0) return;
+    const stored = changed.filter((r) => heads.has(r.id)).map((r) => r.id);
+    const before = await nvdRepo.productKeysOf(db, stored);
+    const cves = changed.map((r) => r.id);
+    const at = iso(clock());
+    await database.transaction(async (trx) => {
+      await nvdRepo.replaceRecords(database, trx, changed, stored, at);
+      await refreshGroups(database, trx, cves, at);
+    });
+    for (const key of [...before, ...changed.flatMap(productKeysOf)]) pendingKeys.add(key);
+    for (const cve of cves) {
+      pendingCves.add(cve);
+      changedCves.add(cve);
+    }
+    await deps.nvdChanged?.(cves);
+    if (pendingKeys.size + pendingCves.size >= PRODUCTS_LOOKUP_FROM) await lookUpProducts();
+  };
+
+  let batch: NvdRecord[] = [];
+  const flush = async () => {
+    // The same CVE twice in one input: the later one stands, as it would in two imports.
+    const unique = [...new Map(batch.map((r) => [r.id, r])).values()];
+    batch = [];
+    if (unique.length) await store(unique);
+  };
+  for await (const item of input.items) {
+    summary.records++;
+    deps.onRecords?.(summary.records);
+    if ('record' in item) batch.push(item.record);
+    else summary.skipped.push(item.skipped);
+    if (batch.length >= RECORD_BATCH) await flush();
+  }
+  await flush();
+  if (summary.new + summary.changed + summary.withdrawn >= 1_000) await feedsRepo.refreshStatistics(database);
+  await lookUpProducts();
+  summary.findings = await deps.findings.refreshProducts(products);
+  await database.transaction((trx) => feedsRepo.recordImport(trx, 'nvd', source, iso(clock()), newest));
+  return { changedCves };
+}
