@@ -4,7 +4,9 @@ import { type Clock, systemClock } from '../../shared/time.js';
 import { createMatcher } from '../engine/component-matcher.js';
 import { createFindingsEngine } from '../engine/findings-engine.js';
 import type { FetchPolicy } from '../feeds/fetch-feed.js';
+import type { StoredRevisionFacts } from '../../sbom/store/ingest.service.js';
 import { createAnalysisService } from './analysis.service.js';
+import { BUILD_ACTOR, createBuildVerdictsService } from './build-verdicts.service.js';
 import { createFeedsService } from './feeds.service.js';
 import { createFindingsService } from './findings.service.js';
 import { createVexService } from './vex.service.js';
@@ -40,7 +42,8 @@ export function createVulnService(
   });
   const findings = createFindingsService(database, { orgs, products }, { clock });
   const analysis = createAnalysisService(database, { orgs, products }, { clock });
-  const vex = createVexService(database, { orgs, products, findings, analysis }, { clock });
+  const buildVerdicts = createBuildVerdictsService(database, { clock });
+  const vex = createVexService(database, { orgs, products, findings, analysis, buildVerdicts }, { clock });
 
   // Work after ingest runs one job at a time, in order, beside the requests.
   let queue: Promise<void> = Promise.resolve();
@@ -63,9 +66,21 @@ export function createVulnService(
     vexExport: vex.vexExport,
     vexImport: vex.vexImport,
 
-    /** Starts matching a new revision's components and refreshing the product's findings, in the background. */
-    afterIngest(productId: string, componentIds: ArrayLike<number>): void {
+    /**
+     * Sets the analyses the revision's build wrote into it (before matching, so that the findings
+     * it makes are shown with them), then starts matching its components and refreshing the
+     * product's findings, in the background.
+     */
+    afterIngest(productId: string, componentIds: ArrayLike<number>, revision?: StoredRevisionFacts): void {
       enqueue(async () => {
+        if (revision && revision.buildVerdicts.length > 0) {
+          await buildVerdicts.applyBuildVerdicts(
+            { orgId: revision.orgId, productId, sku: revision.sku },
+            revision.buildVerdicts,
+            `${BUILD_ACTOR}sbom/${revision.sbomId}`,
+            { sbom_id: revision.sbomId, release: revision.release, revision: revision.revision },
+          );
+        }
         // Without records there is nothing to match: the first OSV import reads them all.
         if (!(await matcher.anyRecords())) return;
         await matcher.readComponents(componentIds);
