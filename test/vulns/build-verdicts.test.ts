@@ -203,4 +203,70 @@ describe("the build's own verdicts", () => {
     assert.equal(analyses.get('CVE-2024-0727')?.responses, '["update"]');
     assert.equal(analyses.get('CVE-2023-42366')?.state, 'not_affected');
   });
+
+  it("newer cve-check reasons: cpe-incorrect is a false positive, a platform or config reason code_not_present, the build's words the detail", async () => {
+    const h = harness();
+    const p = await productOf(h);
+    // The shape of Yocto 5.x cve-check summaries: each issue with a `detail` and a `description`.
+    const summary = {
+      version: '1',
+      package: [
+        {
+          name: 'openssl',
+          version: '3.2.3',
+          issue: [
+            { id: 'CVE-2024-0727', status: 'Patched', detail: 'backported-patch', description: 'CVE-2024-0727.patch' },
+            { id: 'CVE-2023-6129', status: 'Ignored', detail: 'not-applicable-platform', description: 'only affects PowerPC' },
+            { id: 'CVE-2023-1255', status: 'Ignored', detail: 'not-applicable-config', description: 'AES-XTS not enabled' },
+            { id: 'CVE-2007-4995', status: 'Ignored', detail: 'cpe-incorrect', description: 'another openssl' },
+            { id: 'CVE-2022-0001', status: 'Ignored', detail: 'disputed' },
+            { id: 'cve-2024-5535', status: 'Unpatched', detail: 'version-in-range' },
+            { id: 'NOT-A-CVE', status: 'Patched' },
+          ],
+        },
+      ],
+    };
+    const file = join(tmpdir(), `cve-summary-${randomUUID()}.json`);
+    writeFileSync(file, JSON.stringify(summary));
+    try {
+      const result = await cliOf(h)('vex', 'import', '--org', p.org, '--sku', p.sku, file, '--json');
+      assert.equal(result.code, 0, result.stderr);
+      assert.deepEqual(result.json().unmatched, [
+        { vulnerability: 'NOT-A-CVE', product: p.sku, reason: 'no vulnerability with this id or alias' },
+      ]);
+    } finally {
+      rmSync(file, { force: true });
+    }
+    const analyses = await p.analyses();
+    const view = (key: string) => {
+      const a = analyses.get(key)!;
+      return [a.state, a.justification, a.responses, a.detail];
+    };
+    assert.deepEqual(view('CVE-2024-0727'), ['resolved', null, '["update"]', 'backported-patch: CVE-2024-0727.patch']);
+    assert.deepEqual(view('CVE-2023-6129'), ['not_affected', 'code_not_present', '[]', 'not-applicable-platform: only affects PowerPC']);
+    assert.deepEqual(view('CVE-2023-1255'), ['not_affected', 'code_not_present', '[]', 'not-applicable-config: AES-XTS not enabled']);
+    assert.deepEqual(view('CVE-2007-4995'), ['false_positive', null, '[]', 'cpe-incorrect: another openssl']);
+    assert.deepEqual(view('CVE-2022-0001'), ['not_affected', null, '[]', 'disputed']);
+    assert.deepEqual(view('CVE-2024-5535'), ['exploitable', null, '[]', 'version-in-range']);
+  });
+
+  it('vex import of an SPDX 3 document with VEX relationships needs --sku, and then sets the same analyses as its upload', async () => {
+    const h = harness();
+    const p = await productOf(h);
+    const cli = cliOf(h);
+    const file = firmwareFile('yocto-core-image-minimal-qemux86-64.rootfs.spdx3.json');
+    const refused = await cli('vex', 'import', '--org', p.org, file);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /SPDX 3 document names no product of the organisation: give the product's SKU/);
+    const result = await cli('vex', 'import', '--org', p.org, '--sku', p.sku, file, '--json');
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.json().applied, 20);
+    const analyses = await p.analyses();
+    assert.equal(analyses.get('CVE-2022-28391')?.state, 'resolved');
+    assert.equal(analyses.get('CVE-2022-28391')?.updated_by, 'build:spdx3 (vex import by cli)');
+    // --sku is for build files only.
+    const other = await cli('vex', 'import', '--org', p.org, '--sku', p.sku, firmwareFile('buildroot-qemu_arm_versatile.cdx.json'));
+    assert.equal(other.code, 1);
+    assert.match(other.stderr, /--sku and --release are for build files that name no product/);
+  });
 });
