@@ -117,12 +117,21 @@ describe("the build's own verdicts", () => {
       state: 'resolved',
       updated_by: `build:sbom/${second}`,
     });
+    // `finding list --json` says who set it: the build, by its revision.
+    const listed = async () => {
+      const out = await cliOf(h)('finding', 'list', '--org', p.org, '--json');
+      assert.equal(out.code, 0, out.stderr);
+      const rows = out.json().findings as Array<{ vulnerability: string; state: string; analysed_by: string | null }>;
+      return rows.filter((f) => f.vulnerability === key).map((f) => [f.state, f.analysed_by]);
+    };
+    assert.deepEqual(await listed(), [['resolved', `build:sbom/${second}`]]);
     // A person says otherwise; the next upload does not change it.
     await h.vulns.analyse({ org: p.org, sku: p.sku, vuln: 'CVE-2020-11651', state: 'exploitable', actor: 'cli' });
     await p.upload(withVerdict('not_affected'));
     const after = (await p.analyses()).get(key!)!;
     assert.equal(after.state, 'exploitable');
     assert.equal(after.updated_by, 'cli');
+    assert.deepEqual(await listed(), [['exploitable', 'cli']]);
     // Nor does a cve-check summary imported with vex import.
     const summary = {
       version: '1',

@@ -70,6 +70,7 @@ export function createFindingsService(database: Database, { orgs, products }: Fi
         justification: r.justification ?? null,
         responses: parse<string[]>(r.responses ?? null) ?? [],
         detail: r.detail ?? null,
+        analysed_by: r.updated_by ?? null,
         first_seen_at: r.first_seen_at,
       }),
     );

@@ -50,6 +50,8 @@ export interface FindingListRow {
   justification: string | null;
   responses: string | null;
   detail: string | null;
+  /** Who set the analysis (finding_analyses.updated_by); null when none. */
+  updated_by: string | null;
 }
 
 /** `%` and `_` of a LIKE pattern taken literally (escape character `!`). */
@@ -147,6 +149,7 @@ export const findingsListRepo = {
         'a.justification',
         'a.responses',
         'a.detail',
+        'a.updated_by',
       ])
       .orderBy('k.exploited', 'desc')
       .orderBy('k.cvss_score', (ob) => ob.desc().nullsLast())
