@@ -131,7 +131,7 @@ export function createServices({
     sbom: createSbomIngestService(database, orgs, products, sbomReader, {
       clock,
       // Each new revision's components are matched after it commits, off the request's path.
-      onStored: (productId, componentIds) => vulns.afterIngest(productId, componentIds),
+      onStored: (productId, componentIds, revision) => vulns.afterIngest(productId, componentIds, revision),
     }),
     sbomHistory: createSbomHistoryService(database, orgs, products),
     users: createUserService(database, orgs, { clock, box, sessions: { ...DEFAULT_SESSION_LIMITS, idleMs } }),

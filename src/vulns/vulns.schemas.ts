@@ -122,6 +122,8 @@ export const FindingSchema = Type.Object({
   justification: nullable(Type.String()),
   responses: Type.Array(Type.String()),
   detail: nullable(Type.String()),
+  /** Who set the analysis: a person's actor (`cli`, `api:<key>`, a console user), `rule:<id>`, or the build (`build:…`); null when none. */
+  analysed_by: nullable(Type.String()),
   first_seen_at: Type.String({ format: 'date-time' }),
   sources: Type.Array(Type.String(), { description: 'The feeds that found it: "nvd" (by CPE), "osv" (by purl)' }),
   match: nullable(MatchSchema),

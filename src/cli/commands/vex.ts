@@ -29,11 +29,15 @@ export function vexCommand(): Command {
     );
   vex
     .command('import')
-    .description('set analyses from a CycloneDX, CSAF or OpenVEX document; lists the statements that matched nothing')
+    .description(
+      "set analyses from a CycloneDX, CSAF or OpenVEX document, or a build's verdicts (Yocto cve-summary.json, SPDX 3 VEX); lists the statements that matched nothing",
+    )
     .requiredOption('--org <slug>', 'organisation')
+    .option('--sku <sku>', "the product a build's file is about (Yocto cve-summary.json, SPDX 3): required for those")
+    .option('--release <version>', "the release a build's file is about (recorded with each analysis)")
     .argument('<file>', 'the VEX document')
     .action(
-      action(async (ctx, file: string, opts: { org: string }) => {
+      action(async (ctx, file: string, opts: { org: string; sku?: string; release?: string }) => {
         const bytes = await readFile(file).catch((error: NodeJS.ErrnoException) => {
           throw new AppError('not_found', `cannot read ${file}: ${error.code ?? error.message}`);
         });
@@ -45,7 +49,7 @@ export function vexCommand(): Command {
           if (error instanceof FeedRecordError) throw new AppError('validation_failed', `${file} ${error.message}`);
           throw error;
         }
-        const result = await ctx.vulns.vexImport(opts.org, doc, 'cli');
+        const result = await ctx.vulns.vexImport(opts.org, doc, 'cli', { sku: opts.sku, release: opts.release });
         const text = [
           `${result.format}: ${result.applied} analyses applied, ${result.unmatched.length} statements matched nothing`,
           ...result.unmatched.map((u) => `  ${u.vulnerability} on ${u.product}: ${u.reason}`),

@@ -1,4 +1,5 @@
 import type { Json } from './json-checks.js';
+import { type BuildVerdict, cycloneDxVerdicts, spdx3Verdicts } from './build-verdicts.js';
 import { cycloneDxCpes, spdx2Cpes, spdx3Cpes } from './cpes.js';
 import { graphOf, idList } from './spdx3-validator.js';
 
@@ -24,10 +25,14 @@ export interface NormalisedComponent {
 /** Receives each component once, in document order; the object is not used again after the call. */
 export type ComponentSink = (component: NormalisedComponent) => void;
 
-/** What a document says of the product it describes: its release version and its CPEs (newline-separated), each null when none. */
+/**
+ * What a document says of the product it describes: its release version and its CPEs
+ * (newline-separated), each null when none, and the build's own verdicts on CVEs it carries.
+ */
 export interface DocumentSubject {
   releaseVersion: string | null;
   subjectCpes: string | null;
+  buildVerdicts: BuildVerdict[];
 }
 
 /** A normaliser: hands the components to `emit`, returns what the document says of its subject. */
@@ -79,6 +84,7 @@ export function normaliseCycloneDx(doc: Json, emit: ComponentSink): DocumentSubj
   return {
     releaseVersion: str(subject?.version),
     subjectCpes: subject?.cpe === undefined ? null : cycloneDxCpes(subject.cpe, () => '/metadata/component/cpe'),
+    buildVerdicts: cycloneDxVerdicts(doc),
   };
 }
 
@@ -127,7 +133,7 @@ export function normaliseSpdx2(doc: Json, emit: ComponentSink): DocumentSubject 
       cpes,
     });
   }
-  return { releaseVersion, subjectCpes };
+  return { releaseVersion, subjectCpes, buildVerdicts: [] };
 }
 
 /** SPDX 3: software_Package elements other than the root elements of the SpdxDocument and its software_Sbom elements. */
@@ -175,5 +181,9 @@ export function normaliseSpdx3(doc: Json, emit: ComponentSink): DocumentSubject 
     if (subjectCpes !== null || n?.externalIdentifier === undefined) continue;
     subjectCpes = spdx3Cpes(n.externalIdentifier, at(n));
   }
-  return { releaseVersion: release ? str(release.software_packageVersion) : null, subjectCpes };
+  return {
+    releaseVersion: release ? str(release.software_packageVersion) : null,
+    subjectCpes,
+    buildVerdicts: spdx3Verdicts(graph, byId),
+  };
 }

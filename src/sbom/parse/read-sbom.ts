@@ -177,7 +177,7 @@ export function readSbomSlices(
   let count = 0;
   // The largest name prefix (the keys' first 3 bytes) of the slices handed over so far.
   let handedUpTo = -1;
-  const { detected, releaseVersion, subjectCpes } = readSbomDocument(document, mayHoldUnstorable, (c) => {
+  const { detected, releaseVersion, subjectCpes, buildVerdicts } = readSbomDocument(document, mayHoldUnstorable, (c) => {
     slice.add(c, handedUpTo);
     count++;
     if (slice.count === size) {
@@ -190,7 +190,7 @@ export function readSbomSlices(
     }
   });
   if (slice.count > 0 || count === 0) onSlice(slice.take(count - slice.count));
-  return { detected, releaseVersion, subjectCpes, count };
+  return { detected, releaseVersion, subjectCpes, buildVerdicts, count };
 }
 
 /**

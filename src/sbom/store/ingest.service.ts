@@ -7,6 +7,7 @@ import { appendRegistryEntry } from '../../registry/append-entry.js';
 import { sha256InSteps } from '../../shared/sha256-in-steps.js';
 import { iso, systemClock, type Clock } from '../../shared/time.js';
 import { componentsRepo } from './components.repo.js';
+import type { BuildVerdict } from '../parse/build-verdicts.js';
 import type { SbomReader } from '../parse/sbom-reader.js';
 import { sbomRepo, type StoredRevision } from './sbom.repo.js';
 import { storeInSlices } from './store-components.js';
@@ -45,6 +46,16 @@ function view(product: ProductRow, stored: StoredRevision): SbomIngested {
   };
 }
 
+/** What a new revision is and the verdicts on CVEs its build wrote into it (build-verdicts.ts), for onStored. */
+export interface StoredRevisionFacts {
+  orgId: string;
+  sku: string;
+  sbomId: string;
+  release: string;
+  revision: number;
+  buildVerdicts: BuildVerdict[];
+}
+
 /** Bytes of the component ids remembered between uploads (known-components.ts): 200,000–400,000 keys. */
 export const KNOWN_COMPONENTS_BYTES = 24 * 1024 * 1024;
 
@@ -56,7 +67,7 @@ export function createSbomIngestService(
   options: {
     clock?: Clock;
     /** Hears each new revision once it is durable (vulnerability matching starts there, off the request's path). */
-    onStored?: (productId: string, componentIds: ArrayLike<number>) => void;
+    onStored?: (productId: string, componentIds: ArrayLike<number>, revision: StoredRevisionFacts) => void;
   } = {},
 ) {
   const clock = options.clock ?? systemClock;
@@ -160,7 +171,14 @@ export function createSbomIngestService(
           );
           return revision;
         });
-        options.onStored?.(product.id, componentIds);
+        options.onStored?.(product.id, componentIds, {
+          orgId: product.org_id,
+          sku: product.sku,
+          sbomId,
+          release: releaseVersion,
+          revision,
+          buildVerdicts: reading.buildVerdicts,
+        });
         return {
           created: true,
           revision,

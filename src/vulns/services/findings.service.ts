@@ -65,6 +65,7 @@ export function createFindingsService(database: Database, { orgs, products }: Fi
         justification: r.justification ?? null,
         responses: parse<string[]>(r.responses ?? null) ?? [],
         detail: r.detail ?? null,
+        analysed_by: r.updated_by ?? null,
         first_seen_at: r.first_seen_at,
         sources: JSON.parse(r.sources) as string[],
         match: parse<FindingView['match']>(r.match),

@@ -5,11 +5,25 @@ import { AppError } from '../../errors.js';
 import { type Clock, iso, systemClock } from '../../shared/time.js';
 import { findingsRepo } from '../store/findings.repo.js';
 import { VEX_FORMATS, type VexFormat, type VexStatement, vexDocument } from '../vex/export.js';
+import { spdx3Verdicts } from '../../sbom/parse/build-verdicts.js';
+import { type AnyBuildVerdict, cveSummaryVerdicts, isCveSummary } from '../vex/build-verdicts.js';
 import { VexDocumentError, vexStatements } from '../vex/import.js';
 import { RESPONSES } from '../vulns.schemas.js';
 import type { AnalysisService } from './analysis.service.js';
 import type { FindingsService } from './findings.service.js';
+import { BUILD_ACTOR, type BuildVerdictsService } from './build-verdicts.service.js';
 import { vulnerabilityKey } from './vulnerability-key.js';
+
+/** A build's own file of verdicts: Yocto's cve-check summary, or an SPDX 3 document with VEX relationships. */
+function buildFileOf(doc: unknown): { format: 'cve-check' | 'spdx3'; name: string; verdicts: AnyBuildVerdict[] } | null {
+  if (isCveSummary(doc)) return { format: 'cve-check', name: 'cve-check summary (cve-summary.json)', verdicts: cveSummaryVerdicts(doc) };
+  const graph = (doc as { '@graph'?: unknown } | null)?.['@graph'];
+  const context = (doc as { '@context'?: unknown } | null)?.['@context'];
+  if (!Array.isArray(graph) || typeof context !== 'string' || !context.startsWith('https://spdx.org/rdf/3.')) return null;
+  const nodes = graph.filter((n): n is Record<string, unknown> => n !== null && typeof n === 'object' && !Array.isArray(n));
+  const byId = new Map(nodes.filter((n) => typeof n.spdxId === 'string').map((n) => [n.spdxId as string, n]));
+  return { format: 'spdx3', name: 'SPDX 3 document', verdicts: spdx3Verdicts(nodes, byId) };
+}
 
 // VEX out and in (vulnerabilities.md): a release's findings with their analyses as a document,
 // and the analyses a document states applied, statement by statement.
@@ -21,9 +35,20 @@ export interface VexDeps {
   products: { requireProduct(orgId: string, sku: string): Promise<ProductRow> };
   findings: Pick<FindingsService, 'listFindings'>;
   analysis: Pick<AnalysisService, 'analyse'>;
+  buildVerdicts: Pick<BuildVerdictsService, 'applyBuildVerdicts'>;
 }
 
-export function createVexService(database: Database, { orgs, products, findings, analysis }: VexDeps, options: { clock?: Clock } = {}) {
+/** What `vex import` is told of the product a build file is about (firmware.md, Readings). */
+export interface VexImportTarget {
+  sku?: string;
+  release?: string;
+}
+
+export function createVexService(
+  database: Database,
+  { orgs, products, findings, analysis, buildVerdicts }: VexDeps,
+  options: { clock?: Clock } = {},
+) {
   const clock = options.clock ?? systemClock;
   const { db } = database;
 
@@ -78,8 +103,43 @@ export function createVexService(database: Database, { orgs, products, findings,
      * Sets the analyses a VEX document states (CycloneDX, CSAF or OpenVEX), each a registry
      * entry; statements that match no finding are listed with why, never dropped.
      */
-    async vexImport(orgSlug: string, doc: unknown, actor: string) {
+    async vexImport(orgSlug: string, doc: unknown, actor: string, target: VexImportTarget = {}) {
       const org = await orgs.requireOrg(orgSlug);
+      const build = buildFileOf(doc);
+      if (build) {
+        if (target.sku === undefined) {
+          const message = `a ${build.name} names no product of the organisation: give the product's SKU (--sku, and --release if you like)`;
+          throw new AppError('validation_failed', message, [{ path: 'sku', message }]);
+        }
+        const product = await products.requireProduct(org.id, target.sku);
+        const result = await buildVerdicts.applyBuildVerdicts(
+          { orgId: org.id, productId: product.id, sku: product.sku },
+          build.verdicts,
+          `${BUILD_ACTOR}${build.format} (vex import by ${actor})`,
+          { source: build.format, release: target.release ?? null },
+        );
+        return {
+          format: build.format,
+          applied: result.applied.length,
+          statements: result.applied.map((a) => ({ ...a, product: product.sku })),
+          unmatched: [
+            ...result.unmatched.map((id) => ({
+              vulnerability: id,
+              product: product.sku,
+              reason: 'no vulnerability with this id or alias',
+            })),
+            ...result.kept.map((k) => ({
+              vulnerability: k.vulnerability,
+              product: product.sku,
+              reason: `kept the analysis of ${k.by} (${k.state}): a build's verdict never replaces a person's`,
+            })),
+          ],
+        };
+      }
+      if (target.sku !== undefined || target.release !== undefined) {
+        const message = '--sku and --release are for build files that name no product (cve-summary.json, SPDX 3)';
+        throw new AppError('validation_failed', message, [{ path: 'sku', message }]);
+      }
       let read: ReturnType<typeof vexStatements>;
       try {
         read = vexStatements(doc);

@@ -5,8 +5,10 @@ import { createMatcher } from '../engine/component-matcher.js';
 import { createCpeMatcher } from '../engine/cpe-matcher.js';
 import { createFindingsEngine } from '../engine/findings-engine.js';
 import type { FetchPolicy } from '../feeds/fetch-feed.js';
+import type { StoredRevisionFacts } from '../../sbom/store/ingest.service.js';
 import { createAnalysisService } from './analysis.service.js';
 import { createCpeMappingsService } from './cpe-mappings.service.js';
+import { BUILD_ACTOR, createBuildVerdictsService } from './build-verdicts.service.js';
 import { createFeedsService } from './feeds.service.js';
 import { createFindingsService } from './findings.service.js';
 import { createVexService } from './vex.service.js';
@@ -47,7 +49,8 @@ export function createVulnService(
   const findings = createFindingsService(database, { orgs, products }, { clock });
   const analysis = createAnalysisService(database, { orgs, products }, { clock });
   const cpeMappings = createCpeMappingsService(database, { orgs, products, cpe, findings: engine }, { clock });
-  const vex = createVexService(database, { orgs, products, findings, analysis }, { clock });
+  const buildVerdicts = createBuildVerdictsService(database, { clock });
+  const vex = createVexService(database, { orgs, products, findings, analysis, buildVerdicts }, { clock });
 
   // Work after ingest runs one job at a time, in order, beside the requests.
   let queue: Promise<void> = Promise.resolve();
@@ -74,9 +77,21 @@ export function createVulnService(
     mapCpe: cpeMappings.map,
     unmapCpe: cpeMappings.unmap,
 
-    /** Starts matching a new revision's components and refreshing the product's findings, in the background. */
-    afterIngest(productId: string, componentIds: ArrayLike<number>): void {
+    /**
+     * Sets the analyses the revision's build wrote into it (before matching, so that the findings
+     * it makes are shown with them), then starts matching its components and refreshing the
+     * product's findings, in the background.
+     */
+    afterIngest(productId: string, componentIds: ArrayLike<number>, revision?: StoredRevisionFacts): void {
       enqueue(async () => {
+        if (revision && revision.buildVerdicts.length > 0) {
+          await buildVerdicts.applyBuildVerdicts(
+            { orgId: revision.orgId, productId, sku: revision.sku },
+            revision.buildVerdicts,
+            `${BUILD_ACTOR}sbom/${revision.sbomId}`,
+            { sbom_id: revision.sbomId, release: revision.release, revision: revision.revision },
+          );
+        }
         // Without records there is nothing to match: the first OSV (or NVD) import reads them all.
         const [osv, nvd] = await Promise.all([matcher.anyRecords(), cpe.anyRecords()]);
         if (!osv && !nvd) return;

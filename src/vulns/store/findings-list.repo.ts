@@ -54,6 +54,8 @@ export interface FindingListRow {
   detail: string | null;
   match: string | null;
   sources: string;
+  /** Who set the analysis (finding_analyses.updated_by); null when none. */
+  updated_by: string | null;
 }
 
 /** `%` and `_` of a LIKE pattern taken literally (escape character `!`). */
@@ -157,6 +159,7 @@ export const findingsListRepo = {
         'a.detail',
         'f.match',
         'f.sources',
+        'a.updated_by',
       ])
       .orderBy('k.exploited', 'desc')
       .orderBy('k.cvss_score', (ob) => ob.desc().nullsLast())

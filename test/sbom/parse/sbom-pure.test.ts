@@ -451,7 +451,7 @@ describe('normaliseCycloneDx', () => {
     const release = normaliseCycloneDx(doc, (c) => {
       seen.push(`${c.name}@${c.version}:${c.licenses.join('|')}`);
     });
-    assert.deepEqual(release, { releaseVersion: '2.0.0', subjectCpes: null });
+    assert.deepEqual(release, { releaseVersion: '2.0.0', subjectCpes: null, buildVerdicts: [] });
     assert.deepEqual(seen, ['lib-0@1.0.0:MIT', 'inner@2:MIT OR Apache-2.0', 'lib-1@1.0.1:MIT', 'lib-2@1.0.2:MIT']);
     assert.equal(
       normaliseCycloneDx({ bomFormat: 'CycloneDX', specVersion: '1.6' }, () => assert.fail('no component')).releaseVersion,
