@@ -64,8 +64,25 @@ export const EpssSchema = Type.Object({
   percentile: Type.Number({ minimum: 0, maximum: 1 }),
 });
 export const ExploitedSchema = Type.Object({
-  cisa_kev: nullable(Type.Object({ date_added: nullable(Type.String()), ransomware: nullable(Type.String()), cve: Type.String() })),
+  cisa_kev: nullable(
+    Type.Object({
+      date_added: nullable(Type.String()),
+      ransomware: nullable(Type.String()),
+      cve: Type.String(),
+      source: Type.Optional(Type.Literal('nvd', { description: "From the NVD record's cisaExploitAdd, CISA's catalogue not imported" })),
+    }),
+  ),
   eu_kev: nullable(Type.Object({ date_reported: nullable(Type.String()), euvd: nullable(Type.String()), cve: Type.String() })),
+  euvd: Type.Optional(
+    nullable(
+      Type.Object({
+        date_added: nullable(Type.String()),
+        sources: Type.Array(Type.String(), { description: "The EUVD exploited list's sources, as given" }),
+        euvd: nullable(Type.String()),
+        cve: Type.String(),
+      }),
+    ),
+  ),
 });
 
 export const FindingSchema = Type.Object({
@@ -110,7 +127,7 @@ export interface CoverageView {
 }
 
 /** The kinds of feed imported (vulnerabilities.md, Feeds). */
-export const FEED_KINDS = ['osv', 'cisa-kev', 'eu-kev', 'epss', 'nvd'] as const;
+export const FEED_KINDS = ['osv', 'cisa-kev', 'eu-kev', 'epss', 'nvd', 'euvd'] as const;
 export type FeedKind = (typeof FEED_KINDS)[number];
 
 export function isFeedKind(value: string): value is FeedKind {

@@ -14,11 +14,14 @@ function summaryLine(s: ImportSummary): string {
 }
 
 export function vulnCommand(): Command {
-  const vuln = new Command('vuln').description('vulnerability feeds (OSV, CISA KEV, EU KEV, EPSS) and vulnerabilities');
+  const vuln = new Command('vuln').description('vulnerability feeds (OSV, CISA KEV, EU KEV, EPSS, NVD, EUVD) and vulnerabilities');
   vuln
     .command('import')
     .description('import feeds from files, directories or https URLs; the kind is recognised from the content')
-    .argument('<inputs...>', 'OSV zip, directory or .json files; a KEV catalogue; an EPSS .csv(.gz); or their URLs')
+    .argument(
+      '<inputs...>',
+      'OSV zip, directory or .json files; a KEV catalogue; an EPSS .csv(.gz); NVD feed files (.json, .json.gz, .zip), records or a directory of them; EUVD dumps; or their URLs',
+    )
     .addOption(new Option('--kind <kind>', 'force the kind').choices([...FEED_KINDS]))
     .action(
       action(async (ctx, inputs: string[], opts: { kind?: string }) => {
@@ -46,6 +49,7 @@ export function vulnCommand(): Command {
         const kev = [
           v.exploited.cisa_kev ? `CISA KEV since ${v.exploited.cisa_kev.date_added}` : null,
           v.exploited.eu_kev ? `EU KEV since ${v.exploited.eu_kev.date_reported}` : null,
+          v.exploited.euvd ? `EUVD since ${v.exploited.euvd.date_added}` : null,
         ]
           .filter(Boolean)
           .join(', ');

@@ -7,14 +7,16 @@ import type { Matcher } from '../engine/component-matcher.js';
 import { detectKind } from '../feeds/detect-kind.js';
 import { EpssFileError, readEpss, scoreDateOf } from '../feeds/epss.js';
 import { DEFAULT_FETCH_POLICY, type FetchPolicy, fetchFeed } from '../feeds/fetch-feed.js';
+import { readEuvdExploited } from '../feeds/euvd.js';
 import { readKev } from '../feeds/kev.js';
 import { NvdSourceError } from '../feeds/nvd-source.js';
 import { directorySource, fileSource, type Source, SourceError, zipSource } from '../feeds/osv-source.js';
 import type { PreparedRecord } from '../feeds/prepare-record.js';
-import { preparedRecords, RECORD_BATCH } from '../feeds/prepared-records.js';
+import { preparedRecords } from '../feeds/prepared-records.js';
 import { feedsRepo } from '../store/feeds.repo.js';
+import { importEuvdMapping, importExploitedList, type ListImportDeps } from './kev-import.js';
 import { importNvd, type NvdImportDeps, nvdSourceOf } from './nvd-import.js';
-import { groupsNaming, refreshEpss, refreshGroups } from '../store/vulnerabilities.repo.js';
+import { refreshEpss, refreshGroups } from '../store/vulnerabilities.repo.js';
 import { FEED_KINDS, type FeedKind, type ImportSummary, isFeedKind } from '../vulns.schemas.js';
 
 // Importing feeds (vulnerabilities.md, Feeds): a file, a directory or a URL → its kind (from the
@@ -67,6 +69,7 @@ export function createFeedsService(
   const policy = { ...DEFAULT_FETCH_POLICY, ...deps.fetchPolicy };
 
   const nvdDeps: NvdImportDeps = { database, clock, findings: deps.findings, nvdChanged: deps.nvdChanged };
+  const listDeps: ListImportDeps = { database, clock, findings: deps.findings };
 
   /** The products whose findings the import may have changed, brought up to date. */
   const refreshProducts = (productIds: Iterable<string>) => deps.findings.refreshProducts(productIds);
@@ -160,32 +163,6 @@ export function createFeedsService(
     await database.transaction((trx) => feedsRepo.recordImport(trx, 'osv', source, iso(clock()), newest));
   }
 
-  async function importKev(source: string, kind: 'cisa-kev' | 'eu-kev', json: unknown, summary: ImportSummary): Promise<void> {
-    const { entries, skipped } = readKev(json, kind);
-    summary.records = entries.length + skipped.length;
-    summary.skipped.push(...skipped);
-    const kevSource = kind === 'cisa-kev' ? 'cisa' : 'eu';
-    const before = await feedsRepo.kevData(db, kevSource);
-    for (const e of entries) {
-      const was = before.get(e.cve);
-      if (was === undefined) summary.new++;
-      else if (was !== JSON.stringify(e.data)) summary.changed++;
-      else summary.unchanged++;
-    }
-    const at = iso(clock());
-    const touched = await database.transaction((trx) => feedsRepo.replaceKev(database, trx, kevSource, entries));
-    const groups = await groupsNaming(db, touched);
-    for (let i = 0; i < groups.length; i += RECORD_BATCH) {
-      await database.transaction((trx) => refreshGroups(database, trx, groups.slice(i, i + RECORD_BATCH), at));
-    }
-    summary.findings = await refreshProducts(await deps.findings.productsOfGroups(groups));
-    const newest = entries.reduce<string | null>(
-      (max, e) => (e.dateAdded && (max === null || e.dateAdded > max) ? e.dateAdded : max),
-      null,
-    );
-    await database.transaction((trx) => feedsRepo.recordImport(trx, kind, source, at, newest));
-  }
-
   async function importEpss(source: string, path: string, gzip: boolean, summary: ImportSummary): Promise<void> {
     let scoreDate: string | null = null;
     try {
@@ -238,7 +215,14 @@ export function createFeedsService(
         throw error;
       }
     } else if (kind === 'epss') await importEpss(source, path, found.gzip ?? false, summary);
-    else await importKev(source, kind, found.json, summary);
+    else if (kind === 'euvd' && found.euvd === 'mapping') await importEuvdMapping(listDeps, source, path, summary);
+    else if (kind === 'euvd') {
+      const read = readEuvdExploited(found.json as unknown[]);
+      await importExploitedList(listDeps, { source, kind, kevSource: 'euvd' }, read, summary);
+    } else {
+      const read = readKev(found.json, kind);
+      await importExploitedList(listDeps, { source, kind, kevSource: kind === 'cisa-kev' ? 'cisa' : 'eu' }, read, summary);
+    }
     summary.took_ms = Math.round(performance.now() - started);
     return summary;
   }
