@@ -136,6 +136,15 @@ export function isFeedKind(value: string): value is FeedKind {
 
 export type Skipped = { id: string; reason: string } | { entry: string; reason: string };
 
+/** How far an import has got (a terminal's progress line): records read, and how much of the input's size, when known. */
+export interface ImportProgress {
+  source: string;
+  records: number;
+  /** How much of `size` is read (bytes, files or records, as the input counts); null: unknown. */
+  done: number | null;
+  size: number | null;
+}
+
 /** What one input's import did (`vuln import --json`). */
 export interface ImportSummary {
   kind: FeedKind;

@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { FEED_KINDS, type ImportSummary } from '../../vulns/vulns.schemas.js';
 import { action } from '../context.js';
 import { table } from '../output.js';
+import { createProgress } from '../progress.js';
 
 function summaryLine(s: ImportSummary): string {
   const counts = `${s.records} records: ${s.new} new, ${s.changed} changed, ${s.unchanged} unchanged, ${s.withdrawn} withdrawn, ${s.skipped.length} skipped`;
@@ -25,7 +26,11 @@ export function vulnCommand(): Command {
     .addOption(new Option('--kind <kind>', 'force the kind').choices([...FEED_KINDS]))
     .action(
       action(async (ctx, inputs: string[], opts: { kind?: string }) => {
-        const summaries = await ctx.vulns.importFeeds(inputs, { kind: opts.kind });
+        // On a terminal, and never with --json: a long import shows it is alive.
+        const progress = !ctx.json && ctx.io.stderr.isTTY ? createProgress(ctx.io.stderr) : null;
+        const summaries = await ctx.vulns
+          .importFeeds(inputs, { kind: opts.kind, onProgress: progress ? (p) => progress.update(p) : undefined })
+          .finally(() => progress?.finish());
         return { json: summaries.length === 1 ? summaries[0] : summaries, text: summaries.map(summaryLine).join('\n') };
       }),
     );

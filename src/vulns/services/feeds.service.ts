@@ -9,15 +9,18 @@ import { EpssFileError, readEpss, scoreDateOf } from '../feeds/epss.js';
 import { DEFAULT_FETCH_POLICY, type FetchPolicy, fetchFeed } from '../feeds/fetch-feed.js';
 import { readEuvdExploited } from '../feeds/euvd.js';
 import { readKev } from '../feeds/kev.js';
+import { isNvdApi } from '../feeds/nvd-api.js';
 import { NvdSourceError } from '../feeds/nvd-source.js';
 import { directorySource, fileSource, type Source, SourceError, zipSource } from '../feeds/osv-source.js';
 import type { PreparedRecord } from '../feeds/prepare-record.js';
 import { preparedRecords } from '../feeds/prepared-records.js';
 import { feedsRepo } from '../store/feeds.repo.js';
 import { importEuvdMapping, importExploitedList, type ListImportDeps } from './kev-import.js';
-import { importNvd, type NvdImportDeps, nvdSourceOf } from './nvd-import.js';
+import { importNvd, importNvdApi, type NvdImportDeps, nvdSourceOf } from './nvd-import.js';
 import { refreshEpss, refreshGroups } from '../store/vulnerabilities.repo.js';
-import { FEED_KINDS, type FeedKind, type ImportSummary, isFeedKind } from '../vulns.schemas.js';
+import { FEED_KINDS, type FeedKind, type ImportProgress, type ImportSummary, isFeedKind } from '../vulns.schemas.js';
+
+type Progress = (progress: ImportProgress) => void;
 
 // Importing feeds (vulnerabilities.md, Feeds): a file, a directory or a URL → its kind (from the
 // content, or forced) → its records, streamed and stored in batches, unchanged ones skipped →
@@ -74,7 +77,7 @@ export function createFeedsService(
   /** The products whose findings the import may have changed, brought up to date. */
   const refreshProducts = (productIds: Iterable<string>) => deps.findings.refreshProducts(productIds);
 
-  async function importOsv(source: string, input: Source, summary: ImportSummary): Promise<void> {
+  async function importOsv(source: string, input: Source, summary: ImportSummary, onProgress?: Progress): Promise<void> {
     // Components stored while no record was held are read first (a no-op once all are read), so
     // each batch below matches them too.
     await deps.matcher.readUnread();
@@ -138,6 +141,7 @@ export function createFeedsService(
             records.push(p.record);
           } else summary.skipped.push(p.skipped);
         }
+        onProgress?.({ source, records: summary.records, done: summary.records, size: input.entries });
         const unique = [...new Map(records.map((r) => [r.id, r])).values()];
         if (unique.length) await store(unique);
         sinceCollection += batch.length;
@@ -192,7 +196,7 @@ export function createFeedsService(
   }
 
   /** One local input (file or directory) of a kind found or forced. */
-  async function importPath(path: string, source: string, forced: FeedKind | undefined): Promise<ImportSummary> {
+  async function importPath(path: string, source: string, forced: FeedKind | undefined, onProgress?: Progress): Promise<ImportSummary> {
     const started = performance.now();
     const found = await detectKind(path, forced).catch((error: unknown) => {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new AppError('not_found', `${source}: no such file or directory`);
@@ -206,10 +210,10 @@ export function createFeedsService(
     if (kind === 'osv') {
       const info = await stat(path);
       const input = info.isDirectory() ? await directorySource(path) : found.json !== undefined ? fileSource(path) : await zipSource(path);
-      await importOsv(source, input, summary);
+      await importOsv(source, input, summary, onProgress);
     } else if (kind === 'nvd') {
       try {
-        await importNvd(nvdDeps, source, await nvdSourceOf(path, found), summary);
+        await importNvd({ ...nvdDeps, onProgress }, source, await nvdSourceOf(path, found), summary);
       } catch (error) {
         if (error instanceof NvdSourceError) throw new AppError('validation_failed', `${source}: ${error.message}`);
         throw error;
@@ -232,7 +236,8 @@ export function createFeedsService(
      * Imports each input (a file, a directory or an http(s) URL) in turn; a URL whose feed has not
      * changed since the last fetch (304) is reported with no records.
      */
-    async importFeeds(inputs: readonly string[], options: { kind?: string } = {}): Promise<ImportSummary[]> {
+    async importFeeds(inputs: readonly string[], options: { kind?: string; onProgress?: Progress } = {}): Promise<ImportSummary[]> {
+      const { onProgress } = options;
       if (options.kind !== undefined && !isFeedKind(options.kind)) {
         const message = `kind must be one of ${FEED_KINDS.join(', ')}`;
         throw new AppError('validation_failed', message, [{ path: 'kind', message }]);
@@ -241,7 +246,14 @@ export function createFeedsService(
       const summaries: ImportSummary[] = [];
       for (const input of inputs) {
         if (!/^https?:\/\//i.test(input)) {
-          summaries.push(await importPath(input, input, forced));
+          summaries.push(await importPath(input, input, forced, onProgress));
+          continue;
+        }
+        if (isNvdApi(input) && (forced === undefined || forced === 'nvd')) {
+          const started = performance.now();
+          const summary = emptySummary('nvd', input);
+          await importNvdApi({ ...nvdDeps, onProgress }, policy, input, summary);
+          summaries.push({ ...summary, took_ms: Math.round(performance.now() - started) });
           continue;
         }
         const known = await feedsRepo.source(db, input);
@@ -252,7 +264,7 @@ export function createFeedsService(
           continue;
         }
         try {
-          const summary = await importPath(fetched.path, input, forced);
+          const summary = await importPath(fetched.path, input, forced, onProgress);
           await database.transaction((trx) =>
             feedsRepo.saveSource(trx, {
               url: input,
