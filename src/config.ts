@@ -61,6 +61,8 @@ export interface FeedConfig {
   allowPrivate: boolean;
   /** FEEDS_MAX_BYTES: the largest download. */
   maxBytes: number;
+  /** NVD_API_KEY: the NVD's API key, sent to its CVE API (ten times the requests allowed); null: none. */
+  nvdApiKey: string | null;
 }
 
 /** The webhook dispatcher and scheduler (webhooks.md); every duration in milliseconds. */
@@ -125,6 +127,7 @@ export const ENVIRONMENT_VARIABLES = [
   'VULN_FEEDS_EVERY',
   'FEEDS_ALLOW_PRIVATE',
   'FEEDS_MAX_BYTES',
+  'NVD_API_KEY',
   'DISCLOSURE_ORG_REPORTS_PER_HOUR',
 ] as const;
 export type EnvironmentVariable = (typeof ENVIRONMENT_VARIABLES)[number];
@@ -266,6 +269,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       everyMs: durationSetting(env, 'VULN_FEEDS_EVERY', 6 * 3_600_000),
       allowPrivate: onOff(env, 'FEEDS_ALLOW_PRIVATE', false),
       maxBytes: positiveInt(env, 'FEEDS_MAX_BYTES', 2 * 1024 ** 3),
+      nvdApiKey: env.NVD_API_KEY?.trim() || null,
     }),
     attachmentsDir: env.ATTACHMENTS_DIR?.trim() || null,
     disclosureOrgReportsPerHour: positiveInt(env, 'DISCLOSURE_ORG_REPORTS_PER_HOUR', 30),

@@ -88,7 +88,7 @@ export function createServices({
   const vulns = createVulnService(database, orgs, products, {
     clock,
     log,
-    fetchPolicy: feeds ? { allowPrivate: feeds.allowPrivate, maxBytes: feeds.maxBytes } : undefined,
+    fetchPolicy: feeds ? { allowPrivate: feeds.allowPrivate, maxBytes: feeds.maxBytes, nvdApiKey: feeds.nvdApiKey } : undefined,
     collectGarbage,
   });
   // Reporter identities and attachments are sealed under their own key from CONSOLE_SECRET.

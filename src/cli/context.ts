@@ -8,12 +8,15 @@ import { migrateDatabase, openRuntime } from '../start-up.js';
 export interface CliIo {
   env: Record<string, string | undefined>;
   stdout: { write(text: string): unknown };
-  stderr: { write(text: string): unknown };
+  stderr: { write(text: string): unknown; isTTY?: boolean };
 }
 
 /** Everything a command needs: the same config, database and services as the server. */
 export interface CliContext extends Services {
   config: Readonly<Config>;
+  /** The run's streams, and whether it answers with --json (a command's progress goes to a terminal's stderr, never with --json). */
+  io: CliIo;
+  json: boolean;
 }
 
 interface RunState {
@@ -52,8 +55,9 @@ export function action<A extends unknown[]>(run: (ctx: CliContext, ...args: A) =
     const state = stateOf(command);
     const runtime = await openRuntime(loadConfig(state.io.env), { migrate: true, pauseForCollections: true });
     try {
-      const { json, text, failed } = await run({ config: runtime.config, ...runtime.services }, ...args);
-      state.io.stdout.write(command.optsWithGlobals<{ json?: boolean }>().json ? `${JSON.stringify(json, null, 2)}\n` : `${text}\n`);
+      const asJson = command.optsWithGlobals<{ json?: boolean }>().json === true;
+      const { json, text, failed } = await run({ config: runtime.config, ...runtime.services, io: state.io, json: asJson }, ...args);
+      state.io.stdout.write(asJson ? `${JSON.stringify(json, null, 2)}\n` : `${text}\n`);
       if (failed) state.exitCode = 1;
     } finally {
       await runtime.close();

@@ -17,6 +17,7 @@ const ABOUT: Record<string, string> = {
   'cisa-kev': "CISA's Known Exploited Vulnerabilities catalogue",
   'eu-kev': "the EU CSIRTs Network's Known Exploited Vulnerabilities list, with EUVD ids",
   epss: "FIRST's exploit prediction scores (EPSS)",
+  euvd: "ENISA's EU Vulnerability Database: EUVD ids of CVEs and its list of exploited vulnerabilities",
   nvd: "the NVD's CVE records: CPE configurations (what firmware components are matched against), descriptions and CVSS",
 };
 

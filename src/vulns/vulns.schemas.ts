@@ -66,8 +66,25 @@ export const EpssSchema = Type.Object({
   percentile: Type.Number({ minimum: 0, maximum: 1 }),
 });
 export const ExploitedSchema = Type.Object({
-  cisa_kev: nullable(Type.Object({ date_added: nullable(Type.String()), ransomware: nullable(Type.String()), cve: Type.String() })),
+  cisa_kev: nullable(
+    Type.Object({
+      date_added: nullable(Type.String()),
+      ransomware: nullable(Type.String()),
+      cve: Type.String(),
+      source: Type.Optional(Type.Literal('nvd', { description: "From the NVD record's cisaExploitAdd, CISA's catalogue not imported" })),
+    }),
+  ),
   eu_kev: nullable(Type.Object({ date_reported: nullable(Type.String()), euvd: nullable(Type.String()), cve: Type.String() })),
+  euvd: Type.Optional(
+    nullable(
+      Type.Object({
+        date_added: nullable(Type.String()),
+        sources: Type.Array(Type.String(), { description: "The EUVD exploited list's sources, as given" }),
+        euvd: nullable(Type.String()),
+        cve: Type.String(),
+      }),
+    ),
+  ),
 });
 
 /** Why a finding made from a CPE exists (firmware.md; src/vulns/match/cpe/evidence.ts). */
@@ -162,7 +179,7 @@ export interface CoverageView {
 }
 
 /** The kinds of feed imported (vulnerabilities.md, Feeds). */
-export const FEED_KINDS = ['osv', 'cisa-kev', 'eu-kev', 'epss', 'nvd'] as const;
+export const FEED_KINDS = ['osv', 'cisa-kev', 'eu-kev', 'epss', 'nvd', 'euvd'] as const;
 export type FeedKind = (typeof FEED_KINDS)[number];
 
 export function isFeedKind(value: string): value is FeedKind {
@@ -170,6 +187,15 @@ export function isFeedKind(value: string): value is FeedKind {
 }
 
 export type Skipped = { id: string; reason: string } | { entry: string; reason: string };
+
+/** How far an import has got (a terminal's progress line): records read, and how much of the input's size, when known. */
+export interface ImportProgress {
+  source: string;
+  records: number;
+  /** How much of `size` is read (bytes, files or records, as the input counts); null: unknown. */
+  done: number | null;
+  size: number | null;
+}
 
 /** What one input's import did (`vuln import --json`). */
 export interface ImportSummary {

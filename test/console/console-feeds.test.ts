@@ -65,7 +65,7 @@ describe('console: the sources on the Feeds page', () => {
     const page = await admin.get('/console/o/feeds/feeds');
     assert.equal(page.statusCode, 200);
     const sources = [...page.body.matchAll(/<td class="source">([^<]*)<\/td>/g)].map((m) => m[1]);
-    assert.deepEqual(sources, ['osv · local file', 'cisa-kev · 127.0.0.1', '—', '—', '—']);
+    assert.deepEqual(sources, ['osv · local file', 'cisa-kev · 127.0.0.1', '—', '—', '—', '—']);
     for (const secret of [TOKEN, 'token=', '/feeds/cisa/kev.json', 'private-mirror', dir]) {
       assert.equal(page.body.includes(secret), false, `the page shows ${secret}`);
     }

@@ -343,6 +343,8 @@ describe('console: vulnerabilities across the portfolio', () => {
       ['cisa-kev', 1],
       ['eu-kev', 0],
       ['epss', 1],
+      ['nvd', 0],
+      ['euvd', 0],
     ]);
     assert.match(page.body, /<div class="warning" role="status" id="stale">[\s\S]*<li>eu-kev: never imported<\/li>/);
     assert.doesNotMatch(page.body, /<li>osv:/, 'fresh feeds are not listed');

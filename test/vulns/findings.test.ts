@@ -65,6 +65,7 @@ describe('vulnerability intelligence from real feeds', () => {
         ['eu-kev', true],
         ['epss', false],
         ['nvd', false],
+        ['euvd', false],
       ],
     );
   });

@@ -69,7 +69,7 @@ export function findingCommand(): Command {
         const list = await ctx.vulns.listFindings(opts.org, filter, page);
         const rows = list.findings.map((f) => ({
           vulnerability: f.vulnerability,
-          exploited: f.exploited.cisa_kev || f.exploited.eu_kev ? 'yes' : '',
+          exploited: f.exploited.cisa_kev || f.exploited.eu_kev || f.exploited.euvd ? 'yes' : '',
           cvss: f.cvss?.score ?? null,
           epss: f.epss?.score ?? null,
           sku: f.product_sku,

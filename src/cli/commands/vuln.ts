@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { FEED_KINDS, type ImportSummary } from '../../vulns/vulns.schemas.js';
 import { action } from '../context.js';
 import { table } from '../output.js';
+import { createProgress } from '../progress.js';
 
 function summaryLine(s: ImportSummary): string {
   const counts = `${s.records} records: ${s.new} new, ${s.changed} changed, ${s.unchanged} unchanged, ${s.withdrawn} withdrawn, ${s.skipped.length} skipped`;
@@ -14,15 +15,22 @@ function summaryLine(s: ImportSummary): string {
 }
 
 export function vulnCommand(): Command {
-  const vuln = new Command('vuln').description('vulnerability feeds (OSV, CISA KEV, EU KEV, EPSS) and vulnerabilities');
+  const vuln = new Command('vuln').description('vulnerability feeds (OSV, CISA KEV, EU KEV, EPSS, NVD, EUVD) and vulnerabilities');
   vuln
     .command('import')
     .description('import feeds from files, directories or https URLs; the kind is recognised from the content')
-    .argument('<inputs...>', 'OSV zip, directory or .json files; a KEV catalogue; an EPSS .csv(.gz); or their URLs')
+    .argument(
+      '<inputs...>',
+      'OSV zip, directory or .json files; a KEV catalogue; an EPSS .csv(.gz); NVD feed files (.json, .json.gz, .zip), records or a directory of them; EUVD dumps; or their URLs',
+    )
     .addOption(new Option('--kind <kind>', 'force the kind').choices([...FEED_KINDS]))
     .action(
       action(async (ctx, inputs: string[], opts: { kind?: string }) => {
-        const summaries = await ctx.vulns.importFeeds(inputs, { kind: opts.kind });
+        // On a terminal, and never with --json: a long import shows it is alive.
+        const progress = !ctx.json && ctx.io.stderr.isTTY ? createProgress(ctx.io.stderr) : null;
+        const summaries = await ctx.vulns
+          .importFeeds(inputs, { kind: opts.kind, onProgress: progress ? (p) => progress.update(p) : undefined })
+          .finally(() => progress?.finish());
         return { json: summaries.length === 1 ? summaries[0] : summaries, text: summaries.map(summaryLine).join('\n') };
       }),
     );
@@ -46,6 +54,7 @@ export function vulnCommand(): Command {
         const kev = [
           v.exploited.cisa_kev ? `CISA KEV since ${v.exploited.cisa_kev.date_added}` : null,
           v.exploited.eu_kev ? `EU KEV since ${v.exploited.eu_kev.date_reported}` : null,
+          v.exploited.euvd ? `EUVD since ${v.exploited.euvd.date_added}` : null,
         ]
           .filter(Boolean)
           .join(', ');

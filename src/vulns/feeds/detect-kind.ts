@@ -4,6 +4,7 @@ import { createGunzip, createInflateRaw } from 'node:zlib';
 import { AppError } from '../../errors.js';
 import type { FeedKind } from '../vulns.schemas.js';
 import { looksLikeEpss } from './epss.js';
+import { isEuvdExploitedList, looksLikeEuvdMapping } from './euvd.js';
 import { FeedRecordError, parseJsonText } from './json-text.js';
 import { kevKindOf } from './kev.js';
 import { firstJsonFile, NvdSourceError, nvdZipEntries } from './nvd-source.js';
@@ -21,6 +22,8 @@ export interface DetectedKind {
   gzip?: boolean;
   /** An NVD input: a feed file or API page (streamed), a zip of those, a directory of records, or one record. */
   nvd?: 'feed' | 'zip' | 'directory' | 'record';
+  /** An EUVD dump: the EUVD↔CVE mapping (CSV, streamed) or the exploited list (JSON). */
+  euvd?: 'mapping' | 'exploited';
 }
 
 /** The NVD's feed files and API pages say `"format": "NVD_CVE"` before their records, or open with them. */
@@ -119,6 +122,7 @@ export async function detectKind(path: string, forced?: FeedKind): Promise<Detec
     return { kind: 'epss', gzip: true };
   }
   if (looksLikeEpss(start.toString('latin1'))) return { kind: 'epss', gzip: false };
+  if (looksLikeEuvdMapping(start.toString('latin1'))) return { kind: 'euvd', euvd: 'mapping' };
   if (looksLikeNvdFeed(start.toString('utf8'))) return { kind: 'nvd', gzip: false, nvd: 'feed' };
   if (info.size > MAX_JSON_FILE)
     throw new AppError('validation_failed', `${path}: ${info.size} bytes of JSON (at most ${MAX_JSON_FILE}) and not a zip`);
@@ -132,6 +136,7 @@ export async function detectKind(path: string, forced?: FeedKind): Promise<Detec
   }
   const kev = kevKindOf(json);
   if (kev) return { kind: kev, json };
+  if (isEuvdExploitedList(json)) return { kind: 'euvd', json, euvd: 'exploited' };
   if (isNvdRecord(json)) return { kind: 'nvd', json, nvd: 'record' };
   if (json && typeof json === 'object' && 'id' in json && ('affected' in json || 'modified' in json || 'schema_version' in json))
     return { kind: 'osv', json };
@@ -139,6 +144,6 @@ export async function detectKind(path: string, forced?: FeedKind): Promise<Detec
     return { kind: 'nvd', json, nvd: 'vulnerabilities' in json ? 'feed' : 'record' };
   throw new AppError(
     'validation_failed',
-    `${path}: not an OSV record or export, a KEV catalogue or an EPSS score file, nor an NVD record or feed`,
+    `${path}: not an OSV record or export, a KEV catalogue or an EPSS score file, nor an NVD record or feed or an EUVD dump`,
   );
 }

@@ -21,6 +21,10 @@ export interface FetchPolicy {
   /** Whole download, and silence between two chunks. */
   timeoutMs: number;
   idleMs: number;
+  /** NVD_API_KEY: sent to the NVD's CVE API, which then allows ten times the requests (nvd-api.ts). */
+  nvdApiKey?: string | null;
+  /** The pause between two pages of the NVD's CVE API; by default what its rate limit asks. */
+  nvdPageDelayMs?: number;
 }
 
 export const DEFAULT_FETCH_POLICY: FetchPolicy = {
@@ -41,6 +45,7 @@ export async function fetchFeed(
   url: string,
   policy: FetchPolicy,
   known: { etag: string | null; lastModified: string | null } | null,
+  extraHeaders: Record<string, string> = {},
 ): Promise<Fetched> {
   const dir = await mkdtemp(join(tmpdir(), 'cra-feed-'));
   const cleanup = () => rm(dir, { recursive: true, force: true });
@@ -52,7 +57,9 @@ export async function fetchFeed(
         { allowPrivate: policy.allowPrivate, lookup: policy.lookup ?? systemLookup },
         'a feed URL',
       );
-      const answer = await get(target.url, target.addresses, policy, known, join(dir, 'feed'));
+      // A key for the feed's own host is not handed to another that it redirects to.
+      const headers = target.url.origin === new URL(url).origin ? extraHeaders : {};
+      const answer = await get(target.url, target.addresses, policy, known, join(dir, 'feed'), headers);
       if (answer.kind === 'redirect') {
         // Each hop is checked again: a redirect is not a way around the address check.
         if (hop >= MAX_REDIRECTS) throw new AppError('validation_failed', `${url}: more than ${MAX_REDIRECTS} redirects`);
@@ -82,6 +89,7 @@ function get(
   policy: FetchPolicy,
   known: { etag: string | null; lastModified: string | null } | null,
   file: string,
+  extraHeaders: Record<string, string>,
 ): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const fail = (message: string) => {
@@ -89,7 +97,7 @@ function get(
       reject(new AppError('service_unavailable', `${url.href}: ${message}`));
     };
     const client = url.protocol === 'https:' ? https : http;
-    const headers: Record<string, string> = { 'user-agent': 'cra-feeds/1', accept: '*/*' };
+    const headers: Record<string, string> = { 'user-agent': 'cra-feeds/1', accept: '*/*', ...extraHeaders };
     if (known?.etag) headers['if-none-match'] = known.etag;
     if (known?.lastModified) headers['if-modified-since'] = known.lastModified;
     const request = client.request(url, { method: 'GET', agent: false, lookup: pinnedLookup(addresses), headers });

@@ -58,7 +58,11 @@ export function nvdItem(bytes: Buffer, entry: string): NvdItem {
  * The records of one feed document as it streams in (`compressed`: the bytes read for it so far,
  * when it is inflated, to bound the ratio). Entries are named `prefix` + `vulnerabilities[i]`.
  */
-async function* feedItems(stream: Readable, prefix: string, compressed: (() => number) | null): AsyncGenerator<NvdItem> {
+export async function* feedItems(
+  stream: Readable,
+  prefix: string,
+  compressed: (() => number) | null,
+): AsyncGenerator<NvdItem, Record<string, unknown>> {
   const splitter = new ArrayElements({ key: 'vulnerabilities', maxElement: MAX_RECORD_BYTES, maxDepth: MAX_DEPTH });
   let inflated = 0;
   try {
@@ -81,6 +85,7 @@ async function* feedItems(stream: Readable, prefix: string, compressed: (() => n
     if (!sawArray) throw new NvdSourceError(`${prefix}holds no "vulnerabilities" array: not an NVD feed file or API response`);
     if (fields.format !== undefined && fields.format !== 'NVD_CVE')
       throw new NvdSourceError(`${prefix}has format "${String(fields.format)}", not NVD_CVE`);
+    return fields;
   } catch (error) {
     if (error instanceof JsonStructureError) throw new NvdSourceError(`${prefix}is not an NVD feed: the JSON ${error.message}`);
     const code = (error as NodeJS.ErrnoException).code;

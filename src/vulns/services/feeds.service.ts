@@ -7,15 +7,20 @@ import type { Matcher } from '../engine/component-matcher.js';
 import { detectKind } from '../feeds/detect-kind.js';
 import { EpssFileError, readEpss, scoreDateOf } from '../feeds/epss.js';
 import { DEFAULT_FETCH_POLICY, type FetchPolicy, fetchFeed } from '../feeds/fetch-feed.js';
+import { readEuvdExploited } from '../feeds/euvd.js';
 import { readKev } from '../feeds/kev.js';
+import { isNvdApi } from '../feeds/nvd-api.js';
 import { NvdSourceError } from '../feeds/nvd-source.js';
 import { directorySource, fileSource, type Source, SourceError, zipSource } from '../feeds/osv-source.js';
 import type { PreparedRecord } from '../feeds/prepare-record.js';
-import { preparedRecords, RECORD_BATCH } from '../feeds/prepared-records.js';
+import { preparedRecords } from '../feeds/prepared-records.js';
 import { feedsRepo } from '../store/feeds.repo.js';
-import { importNvd, type NvdImportDeps, nvdSourceOf } from './nvd-import.js';
-import { groupsNaming, refreshEpss, refreshGroups } from '../store/vulnerabilities.repo.js';
-import { FEED_KINDS, type FeedKind, type ImportSummary, isFeedKind } from '../vulns.schemas.js';
+import { importEuvdMapping, importExploitedList, type ListImportDeps } from './kev-import.js';
+import { importNvd, importNvdApi, type NvdImportDeps, nvdSourceOf } from './nvd-import.js';
+import { refreshEpss, refreshGroups } from '../store/vulnerabilities.repo.js';
+import { FEED_KINDS, type FeedKind, type ImportProgress, type ImportSummary, isFeedKind } from '../vulns.schemas.js';
+
+type Progress = (progress: ImportProgress) => void;
 
 // Importing feeds (vulnerabilities.md, Feeds): a file, a directory or a URL → its kind (from the
 // content, or forced) → its records, streamed and stored in batches, unchanged ones skipped →
@@ -67,11 +72,12 @@ export function createFeedsService(
   const policy = { ...DEFAULT_FETCH_POLICY, ...deps.fetchPolicy };
 
   const nvdDeps: NvdImportDeps = { database, clock, findings: deps.findings, nvdChanged: deps.nvdChanged };
+  const listDeps: ListImportDeps = { database, clock, findings: deps.findings };
 
   /** The products whose findings the import may have changed, brought up to date. */
   const refreshProducts = (productIds: Iterable<string>) => deps.findings.refreshProducts(productIds);
 
-  async function importOsv(source: string, input: Source, summary: ImportSummary): Promise<void> {
+  async function importOsv(source: string, input: Source, summary: ImportSummary, onProgress?: Progress): Promise<void> {
     // Components stored while no record was held are read first (a no-op once all are read), so
     // each batch below matches them too.
     await deps.matcher.readUnread();
@@ -135,6 +141,7 @@ export function createFeedsService(
             records.push(p.record);
           } else summary.skipped.push(p.skipped);
         }
+        onProgress?.({ source, records: summary.records, done: summary.records, size: input.entries });
         const unique = [...new Map(records.map((r) => [r.id, r])).values()];
         if (unique.length) await store(unique);
         sinceCollection += batch.length;
@@ -158,32 +165,6 @@ export function createFeedsService(
     await lookUpProducts();
     summary.findings = await refreshProducts(products);
     await database.transaction((trx) => feedsRepo.recordImport(trx, 'osv', source, iso(clock()), newest));
-  }
-
-  async function importKev(source: string, kind: 'cisa-kev' | 'eu-kev', json: unknown, summary: ImportSummary): Promise<void> {
-    const { entries, skipped } = readKev(json, kind);
-    summary.records = entries.length + skipped.length;
-    summary.skipped.push(...skipped);
-    const kevSource = kind === 'cisa-kev' ? 'cisa' : 'eu';
-    const before = await feedsRepo.kevData(db, kevSource);
-    for (const e of entries) {
-      const was = before.get(e.cve);
-      if (was === undefined) summary.new++;
-      else if (was !== JSON.stringify(e.data)) summary.changed++;
-      else summary.unchanged++;
-    }
-    const at = iso(clock());
-    const touched = await database.transaction((trx) => feedsRepo.replaceKev(database, trx, kevSource, entries));
-    const groups = await groupsNaming(db, touched);
-    for (let i = 0; i < groups.length; i += RECORD_BATCH) {
-      await database.transaction((trx) => refreshGroups(database, trx, groups.slice(i, i + RECORD_BATCH), at));
-    }
-    summary.findings = await refreshProducts(await deps.findings.productsOfGroups(groups));
-    const newest = entries.reduce<string | null>(
-      (max, e) => (e.dateAdded && (max === null || e.dateAdded > max) ? e.dateAdded : max),
-      null,
-    );
-    await database.transaction((trx) => feedsRepo.recordImport(trx, kind, source, at, newest));
   }
 
   async function importEpss(source: string, path: string, gzip: boolean, summary: ImportSummary): Promise<void> {
@@ -215,7 +196,7 @@ export function createFeedsService(
   }
 
   /** One local input (file or directory) of a kind found or forced. */
-  async function importPath(path: string, source: string, forced: FeedKind | undefined): Promise<ImportSummary> {
+  async function importPath(path: string, source: string, forced: FeedKind | undefined, onProgress?: Progress): Promise<ImportSummary> {
     const started = performance.now();
     const found = await detectKind(path, forced).catch((error: unknown) => {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new AppError('not_found', `${source}: no such file or directory`);
@@ -229,16 +210,23 @@ export function createFeedsService(
     if (kind === 'osv') {
       const info = await stat(path);
       const input = info.isDirectory() ? await directorySource(path) : found.json !== undefined ? fileSource(path) : await zipSource(path);
-      await importOsv(source, input, summary);
+      await importOsv(source, input, summary, onProgress);
     } else if (kind === 'nvd') {
       try {
-        await importNvd(nvdDeps, source, await nvdSourceOf(path, found), summary);
+        await importNvd({ ...nvdDeps, onProgress }, source, await nvdSourceOf(path, found), summary);
       } catch (error) {
         if (error instanceof NvdSourceError) throw new AppError('validation_failed', `${source}: ${error.message}`);
         throw error;
       }
     } else if (kind === 'epss') await importEpss(source, path, found.gzip ?? false, summary);
-    else await importKev(source, kind, found.json, summary);
+    else if (kind === 'euvd' && found.euvd === 'mapping') await importEuvdMapping(listDeps, source, path, summary);
+    else if (kind === 'euvd') {
+      const read = readEuvdExploited(found.json as unknown[]);
+      await importExploitedList(listDeps, { source, kind, kevSource: 'euvd' }, read, summary);
+    } else {
+      const read = readKev(found.json, kind);
+      await importExploitedList(listDeps, { source, kind, kevSource: kind === 'cisa-kev' ? 'cisa' : 'eu' }, read, summary);
+    }
     summary.took_ms = Math.round(performance.now() - started);
     return summary;
   }
@@ -248,7 +236,8 @@ export function createFeedsService(
      * Imports each input (a file, a directory or an http(s) URL) in turn; a URL whose feed has not
      * changed since the last fetch (304) is reported with no records.
      */
-    async importFeeds(inputs: readonly string[], options: { kind?: string } = {}): Promise<ImportSummary[]> {
+    async importFeeds(inputs: readonly string[], options: { kind?: string; onProgress?: Progress } = {}): Promise<ImportSummary[]> {
+      const { onProgress } = options;
       if (options.kind !== undefined && !isFeedKind(options.kind)) {
         const message = `kind must be one of ${FEED_KINDS.join(', ')}`;
         throw new AppError('validation_failed', message, [{ path: 'kind', message }]);
@@ -257,7 +246,14 @@ export function createFeedsService(
       const summaries: ImportSummary[] = [];
       for (const input of inputs) {
         if (!/^https?:\/\//i.test(input)) {
-          summaries.push(await importPath(input, input, forced));
+          summaries.push(await importPath(input, input, forced, onProgress));
+          continue;
+        }
+        if (isNvdApi(input) && (forced === undefined || forced === 'nvd')) {
+          const started = performance.now();
+          const summary = emptySummary('nvd', input);
+          await importNvdApi({ ...nvdDeps, onProgress }, policy, input, summary);
+          summaries.push({ ...summary, took_ms: Math.round(performance.now() - started) });
           continue;
         }
         const known = await feedsRepo.source(db, input);
@@ -268,7 +264,7 @@ export function createFeedsService(
           continue;
         }
         try {
-          const summary = await importPath(fetched.path, input, forced);
+          const summary = await importPath(fetched.path, input, forced, onProgress);
           await database.transaction((trx) =>
             feedsRepo.saveSource(trx, {
               url: input,

@@ -60,7 +60,7 @@ export function createFindingsService(database: Database, { orgs, products }: Fi
         fixed_versions: fixedVersions(entries.get(r.vuln_key) ?? [], r.purl),
         cvss: r.cvss_score !== null ? { score: r.cvss_score, vector: r.cvss_vector! } : null,
         epss: r.epss_score !== null ? { score: r.epss_score, percentile: r.epss_percentile! } : null,
-        exploited: { cisa_kev: parse(r.cisa_kev), eu_kev: parse(r.eu_kev) },
+        exploited: { cisa_kev: parse(r.cisa_kev), eu_kev: parse(r.eu_kev), euvd: parse(r.euvd_exploited) },
         state: (r.state as AnalysisState | null) ?? 'in_triage',
         justification: r.justification ?? null,
         responses: parse<string[]>(r.responses ?? null) ?? [],
@@ -126,7 +126,11 @@ export function createFindingsService(database: Database, { orgs, products }: Fi
         summary: group?.summary ?? records.find((r) => r.summary)?.summary ?? null,
         cvss: group?.cvss_score != null ? { score: group.cvss_score, vector: group.cvss_vector! } : null,
         epss: group?.epss_score != null ? { score: group.epss_score, percentile: group.epss_percentile! } : null,
-        exploited: { cisa_kev: parse(group?.cisa_kev ?? null), eu_kev: parse(group?.eu_kev ?? null) },
+        exploited: {
+          cisa_kev: parse(group?.cisa_kev ?? null),
+          eu_kev: parse(group?.eu_kev ?? null),
+          euvd: parse(group?.euvd_exploited ?? null),
+        },
         records: records.map((r) => ({
           id: r.id,
           published: r.published,

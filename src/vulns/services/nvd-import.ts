@@ -1,15 +1,25 @@
 import type { Database } from '../../db/index.js';
+import { AppError } from '../../errors.js';
 import { type Clock, iso } from '../../shared/time.js';
 import type { FindingsEngine } from '../engine/findings-engine.js';
 import type { NvdRecord } from '../feeds/nvd-record.js';
 import type { DetectedKind } from '../feeds/detect-kind.js';
-import { type NvdSource, nvdDirectorySource, nvdFeedSource, nvdRecordFileSource, nvdZipSource } from '../feeds/nvd-source.js';
+import type { FetchPolicy } from '../feeds/fetch-feed.js';
+import { nvdApiSource } from '../feeds/nvd-api.js';
+import {
+  type NvdSource,
+  NvdSourceError,
+  nvdDirectorySource,
+  nvdFeedSource,
+  nvdRecordFileSource,
+  nvdZipSource,
+} from '../feeds/nvd-source.js';
 import { RECORD_BATCH } from '../feeds/prepared-records.js';
 import { feedsRepo } from '../store/feeds.repo.js';
 import { findingsRepo } from '../store/findings.repo.js';
 import { nvdRepo, productKeysOf } from '../store/nvd.repo.js';
 import { refreshGroups } from '../store/vulnerabilities.repo.js';
-import type { ImportSummary } from '../vulns.schemas.js';
+import type { ImportProgress, ImportSummary } from '../vulns.schemas.js';
 
 // Importing NVD records (firmware.md, Feeds) under the rules of the OSV import: streamed in
 // batches, an unchanged record (same digest) skipped, each batch stored with its alias groups
@@ -29,13 +39,34 @@ export interface NvdImportDeps {
    * products they concern are refreshed (the CPE matcher's hook; see also `changedCves`).
    */
   nvdChanged?: (cves: readonly string[]) => Promise<void>;
-  /** Told how many records have been read, as they are (progress). */
-  onRecords?: (read: number) => void;
+  /** Told how far the import has got, record by record (a terminal's progress line). */
+  onProgress?: (progress: ImportProgress) => void;
 }
 
 /** What an import changed, for the engine: every CVE whose NVD record is new, changed or withdrawn. */
 export interface NvdImportResult {
   changedCves: Set<string>;
+}
+
+/**
+ * The NVD's CVE API as a feed: everything on the first import from `url`, then what was modified
+ * since the last one began; the source is recorded only once every page has been imported.
+ */
+export async function importNvdApi(deps: NvdImportDeps, policy: FetchPolicy, url: string, summary: ImportSummary): Promise<void> {
+  const { db } = deps.database;
+  const known = await feedsRepo.source(db, url);
+  const until = deps.clock().getTime();
+  const since = known?.fetched_at ? Date.parse(known.fetched_at) : null;
+  try {
+    await importNvd(deps, url, nvdApiSource(url, policy, { since, until }), summary);
+  } catch (error) {
+    if (error instanceof NvdSourceError) throw new AppError('validation_failed', `${url}: ${error.message}`);
+    throw error;
+  }
+  const fetchedAt = iso(new Date(until));
+  await deps.database.transaction((trx) =>
+    feedsRepo.saveSource(trx, { url, kind: 'nvd', etag: null, last_modified: null, fetched_at: fetchedAt }),
+  );
 }
 
 /** The records of a local input found (or told) to be the NVD's. */
@@ -110,7 +141,7 @@ export async function importNvd(deps: NvdImportDeps, source: string, input: NvdS
   };
   for await (const item of input.items) {
     summary.records++;
-    deps.onRecords?.(summary.records);
+    deps.onProgress?.({ source, records: summary.records, done: input.done(), size: input.size || null });
     if ('record' in item) batch.push(item.record);
     else summary.skipped.push(item.skipped);
     if (batch.length >= RECORD_BATCH) await flush();

@@ -1,8 +1,9 @@
 import { sql } from 'kysely';
 import type { Database, Executor, Trx } from '../../db/index.js';
 import type { PreparedRecord } from '../feeds/prepare-record.js';
-import type { KevEntry } from '../feeds/kev.js';
+import type { KevEntry, KevSource } from '../feeds/kev.js';
 import type { EpssRow } from '../feeds/epss.js';
+import { euvdRepo } from './euvd.repo.js';
 import { nvdRepo } from './nvd.repo.js';
 
 // The platform-wide feed tables: OSV records with the packages and aliases they name, the two
@@ -66,7 +67,7 @@ export const feedsRepo = {
   },
 
   /** One catalogue's entries as stored: CVE → its data (JSON). */
-  async kevData(db: Executor, source: 'cisa' | 'eu'): Promise<Map<string, string>> {
+  async kevData(db: Executor, source: KevSource): Promise<Map<string, string>> {
     const rows = await db.selectFrom('kev_entries').select(['cve', 'data']).where('source', '=', source).execute();
     return new Map(rows.map((e) => [e.cve, e.data]));
   },
@@ -150,7 +151,7 @@ export const feedsRepo = {
   },
 
   /** Replaces one catalogue's entries with `entries`; returns the CVEs added or removed. */
-  async replaceKev(database: Database, trx: Trx, source: 'cisa' | 'eu', entries: readonly KevEntry[]): Promise<string[]> {
+  async replaceKev(database: Database, trx: Trx, source: KevSource, entries: readonly KevEntry[]): Promise<string[]> {
     const before = await trx.selectFrom('kev_entries').select(['cve', 'data']).where('source', '=', source).execute();
     const was = new Map(before.map((e) => [e.cve, e.data]));
     await trx.deleteFrom('kev_entries').where('source', '=', source).execute();
@@ -203,7 +204,7 @@ export const feedsRepo = {
 
   /** Records held per kind of feed (withdrawn records excluded for OSV). */
   async counts(db: Executor): Promise<Record<string, number>> {
-    const [osv, kev, epss, nvd] = await Promise.all([
+    const [osv, kev, epss, nvd, euvd] = await Promise.all([
       db
         .selectFrom('vuln_records')
         .select((eb) => eb.fn.countAll<string>().as('n'))
@@ -219,9 +220,10 @@ export const feedsRepo = {
         .select((eb) => eb.fn.countAll<string>().as('n'))
         .executeTakeFirstOrThrow(),
       nvdRepo.count(db),
+      euvdRepo.count(db),
     ]);
     const kevOf = (source: string) => Number(kev.find((k) => k.source === source)?.n ?? 0);
-    return { osv: Number(osv.n), 'cisa-kev': kevOf('cisa'), 'eu-kev': kevOf('eu'), epss: Number(epss.n), nvd };
+    return { osv: Number(osv.n), 'cisa-kev': kevOf('cisa'), 'eu-kev': kevOf('eu'), epss: Number(epss.n), nvd, euvd };
   },
 
   source(db: Executor, url: string) {

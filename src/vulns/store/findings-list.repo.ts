@@ -48,6 +48,7 @@ export interface FindingListRow {
   epss_percentile: number | null;
   cisa_kev: string | null;
   eu_kev: string | null;
+  euvd_exploited: string | null;
   state: string | null;
   justification: string | null;
   responses: string | null;
@@ -153,6 +154,7 @@ export const findingsListRepo = {
         'v.epss_percentile',
         'v.cisa_kev',
         'v.eu_kev',
+        'v.euvd_exploited',
         'a.state',
         'a.justification',
         'a.responses',

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Database, Executor, Trx } from '../../db/index.js';
 import { highestCvss } from '../cvss.js';
+import { euvdRepo } from './euvd.repo.js';
 import { nvdRepo } from './nvd.repo.js';
 
 // `vulnerabilities`: one row per alias group with what every feed says of it, kept current as
@@ -68,7 +69,7 @@ export async function refreshGroups(database: Database, trx: Trx, keys: readonly
       aliasesOf.set(key, all);
       for (const id of all) if (CVE.test(id)) cves.add(id);
     }
-    const [kev, epss] = cves.size
+    const [kev, epss, euvdIds] = cves.size
       ? await Promise.all([
           trx
             .selectFrom('kev_entries')
@@ -80,8 +81,9 @@ export async function refreshGroups(database: Database, trx: Trx, keys: readonly
             .selectAll()
             .where('cve', 'in', [...cves])
             .execute(),
+          euvdRepo.idsOf(trx, [...cves]),
         ])
-      : [[], []];
+      : [[], [], new Map<string, string>()];
     // The sort columns each group had: only findings of groups whose columns change are copied to.
     const before = new Map(
       (
@@ -109,23 +111,33 @@ export async function refreshGroups(database: Database, trx: Trx, keys: readonly
       // The summary of the record named like the group (a CVE record), else of the first that has
       // one, else the NVD's description.
       const summary = (rs.find((r) => r.id === key && r.summary) ?? rs.find((r) => r.summary))?.summary ?? fromNvd?.summary ?? null;
+      const listed = kev.find((k) => k.source === 'euvd' && groupCves.includes(k.cve));
+      // An NVD record's cisaExploitAdd stands for CISA's catalogue when that is not imported (firmware.md, Readings).
+      const cisaKev = cisa
+        ? { date_added: cisa.date_added, ransomware: cisa.ransomware, cve: cisa.cve }
+        : fromNvd?.cisa_exploit_add
+          ? { date_added: fromNvd.cisa_exploit_add, ransomware: null, cve: key, source: 'nvd' }
+          : null;
+      const euvd =
+        groupCves.map((id) => euvdIds.get(id)).find(Boolean) ?? listed?.euvd ?? eu?.euvd ?? aliases.find((id) => EUVD.test(id)) ?? null;
       const was = before.get(key);
-      const exploited = cisa || eu ? 1 : 0;
+      const exploited = cisaKev || eu || listed ? 1 : 0;
       if (!was || was.exploited !== exploited || was.cvss_score !== (cvss?.score ?? null) || was.epss_score !== (score?.score ?? null)) {
         moved.push(key);
       }
       values.push(
         key,
         cve,
-        eu?.euvd ?? aliases.find((id) => EUVD.test(id)) ?? null,
+        euvd,
         summary,
         JSON.stringify(aliases),
         cvss?.score ?? null,
         cvss?.vector ?? null,
         score?.score ?? null,
         score?.percentile ?? null,
-        cisa ? JSON.stringify({ date_added: cisa.date_added, ransomware: cisa.ransomware, cve: cisa.cve }) : null,
+        cisaKev ? JSON.stringify(cisaKev) : null,
         eu ? JSON.stringify({ date_reported: eu.date_added, euvd: eu.euvd, cve: eu.cve }) : null,
+        listed ? JSON.stringify(euvdExploited(listed)) : null,
         exploited,
         at,
       );
@@ -145,6 +157,7 @@ export async function refreshGroups(database: Database, trx: Trx, keys: readonly
         'epss_percentile',
         'cisa_kev',
         'eu_kev',
+        'euvd_exploited',
         'exploited',
         'updated_at',
       ],
@@ -156,6 +169,12 @@ export async function refreshGroups(database: Database, trx: Trx, keys: readonly
     if (moved.length && (await trx.selectFrom('findings').select('vuln_key').limit(1).executeTakeFirst()))
       await copyIntoFindings(trx, moved);
   }
+}
+
+/** The EUVD exploited list's entry as a group shows it: date added, the list's sources as given, the EUVD id. */
+function euvdExploited(entry: { cve: string; euvd: string | null; date_added: string | null; data: string }) {
+  const sources = (JSON.parse(entry.data) as { sources?: unknown }).sources;
+  return { date_added: entry.date_added, sources: Array.isArray(sources) ? sources : [], euvd: entry.euvd, cve: entry.cve };
 }
 
 /**
