@@ -55,6 +55,20 @@ describe('EUVD import', () => {
     assert.deepEqual([euvd.records, euvd.newest], [2, '2025-10-06'], 'one EUVD id and one exploited entry');
   });
 
+  it("tells how far a mapping's import has got: rows read and bytes of the file", async (t) => {
+    const h = await buildHarness(t);
+    const dir = scratch(t);
+    const rows = Array.from({ length: 30_000 }, (_, i) => `EUVD-2024-${i + 1},CVE-2024-${String(i + 10_000)}`);
+    const text = `euvd_id,cve_id\n${rows.join('\n')}\n`;
+    writeFileSync(join(dir, 'mapping.csv'), text);
+    const seen: Array<{ records: number; done: number | null; size: number | null }> = [];
+    const [summary] = await h.vulns.importFeeds([join(dir, 'mapping.csv')], { onProgress: (p) => seen.push(p) });
+    assert.equal(summary!.records, 30_000);
+    assert.ok(seen.length > 1, 'told more than once');
+    assert.deepEqual(seen.at(-1), { source: join(dir, 'mapping.csv'), records: 30_000, done: text.length, size: text.length });
+    assert.ok(seen[0]!.done! < text.length);
+  });
+
   it('gives a finding its EUVD id from the mapping, and names the rows it cannot read', async (t) => {
     const h = await buildHarness(t);
     const cli = cliOf(h);

@@ -219,7 +219,7 @@ export function createFeedsService(
         throw error;
       }
     } else if (kind === 'epss') await importEpss(source, path, found.gzip ?? false, summary);
-    else if (kind === 'euvd' && found.euvd === 'mapping') await importEuvdMapping(listDeps, source, path, summary);
+    else if (kind === 'euvd' && found.euvd === 'mapping') await importEuvdMapping(listDeps, source, path, summary, onProgress);
     else if (kind === 'euvd') {
       const read = readEuvdExploited(found.json as unknown[]);
       await importExploitedList(listDeps, { source, kind, kevSource: 'euvd' }, read, summary);

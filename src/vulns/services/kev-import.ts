@@ -1,4 +1,5 @@
 import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import type { Database } from '../../db/index.js';
 import { AppError } from '../../errors.js';
 import { type Clock, iso } from '../../shared/time.js';
@@ -10,7 +11,7 @@ import { RECORD_BATCH } from '../feeds/prepared-records.js';
 import { euvdRepo } from '../store/euvd.repo.js';
 import { feedsRepo } from '../store/feeds.repo.js';
 import { groupsNaming, refreshGroups } from '../store/vulnerabilities.repo.js';
-import type { FeedKind, ImportSummary } from '../vulns.schemas.js';
+import type { FeedKind, ImportProgress, ImportSummary } from '../vulns.schemas.js';
 
 // The lists that name CVEs rather than describe them: the two KEV catalogues and the EUVD's
 // exploited list (each replaced whole: an entry gone from a list is no longer exploited by its
@@ -60,8 +61,15 @@ export async function importExploitedList(
 }
 
 /** The EUVD's mapping CSV, streamed: each batch of rows stored, the groups of changed CVEs rebuilt. */
-export async function importEuvdMapping(deps: ListImportDeps, source: string, path: string, summary: ImportSummary): Promise<void> {
+export async function importEuvdMapping(
+  deps: ListImportDeps,
+  source: string,
+  path: string,
+  summary: ImportSummary,
+  onProgress?: (progress: ImportProgress) => void,
+): Promise<void> {
   const { database, clock } = deps;
+  const { size } = await stat(path);
   const reader = new EuvdMappingReader();
   const at = iso(clock());
   let pending: EuvdPair[] = [];
@@ -89,8 +97,10 @@ export async function importEuvdMapping(deps: ListImportDeps, source: string, pa
     );
   };
   try {
-    for await (const chunk of createReadStream(path, { highWaterMark: 256 * 1024 }) as AsyncIterable<Buffer>) {
+    const file = createReadStream(path, { highWaterMark: 256 * 1024 });
+    for await (const chunk of file as AsyncIterable<Buffer>) {
       pending.push(...reader.push(chunk));
+      onProgress?.({ source, records: reader.rows, done: file.bytesRead, size });
       if (pending.length >= 5_000) await store();
     }
     pending.push(...reader.end());
