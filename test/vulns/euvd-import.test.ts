@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it, type TestContext } from 'node:test';
 import { buildHarness, type Harness } from '../helpers/app.js';
+import { webhookParts } from '../helpers/webhooks.js';
 import { cliOf, fixture, importRecords, productWith, RECORDS, SALT } from './helpers.js';
 
 // The EUVD's dumps (firmware.md, Feeds and Readings): the mapping gives CVE-named findings their
@@ -97,6 +98,7 @@ describe('EUVD import', () => {
     const dir = scratch(t);
     await importRecords(h, RECORDS.salt2);
     await productWith(h, [SALT]);
+    await webhookParts(h).webhooks.addEndpoint({ org: 'acme', url: 'http://127.0.0.1:9/hook', events: 'finding.exploited' });
     assert.deepEqual(await raised(h), []);
     const list = [{ cveId: 'CVE-2020-11652', euvdId: 'EUVD-2020-9999', dateAdded: '2025-10-06', sources: ['cisa_kev', 'eu_csirts'] }];
     writeFileSync(join(dir, 'exploited.json'), JSON.stringify(list));
@@ -111,6 +113,15 @@ describe('EUVD import', () => {
     });
     assert.equal(finding.euvd, 'EUVD-2020-9999');
     assert.deepEqual(await raised(h), ['GW-1 CVE-2020-11652']);
+    // The signal names the list, and the webhook event carries its entry.
+    const [signal] = (await cli('signal', 'list', '--org', 'acme', '--json')).json() as Array<{ description: string }>;
+    assert.match(signal!.description, /^CVE-2020-11652 is listed as actively exploited \(EUVD\)\./);
+    const event = await h.database.db
+      .selectFrom('webhook_events')
+      .select('payload')
+      .where('type', '=', 'finding.exploited')
+      .executeTakeFirstOrThrow();
+    assert.deepEqual((JSON.parse(event.payload) as { data: { exploited: { euvd: unknown } } }).data.exploited.euvd, finding.exploited.euvd);
     // CISA's catalogue names it too: still one signal.
     await cli('vuln', 'import', fixture('cisa-kev.json'));
     assert.deepEqual(await raised(h), ['GW-1 CVE-2020-11652']);

@@ -14,6 +14,8 @@ export interface ExploitedCandidate {
   summary: string | null;
   cisa_kev: string | null;
   eu_kev: string | null;
+  /** JSON: {date_added, sources, euvd} when in the EUVD's exploited list. */
+  euvd_exploited: string | null;
   name: string;
   version: string | null;
   purl: string | null;
@@ -98,6 +100,7 @@ export const analysisRepo = {
         'v.summary',
         'v.cisa_kev',
         'v.eu_kev',
+        'v.euvd_exploited',
         'c.name',
         'c.version',
         purlColumn('c').as('purl'),
