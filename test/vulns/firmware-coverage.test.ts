@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { buildHarness } from '../helpers/app.js';
 import { signedInAgent } from '../helpers/console.js';
+import { one, parseHtml, text } from '../helpers/html.js';
 import { firmwareProduct, importNvd } from './firmware-helpers.js';
 import { cliOf } from './helpers.js';
 
@@ -43,13 +44,13 @@ describe('coverage of firmware components', () => {
         },
       },
     ]);
-    const text = await cliOf(h)('finding', 'coverage', '--org', 'acme');
-    assert.match(text.stdout, /3 \(2 with candidates\)/);
+    const table = await cliOf(h)('finding', 'coverage', '--org', 'acme');
+    assert.match(table.stdout, /3 \(2 with candidates\)/);
 
     const { agent } = await signedInAgent(h, 'acme', 'viewer@acme.example', 'viewer');
     const page = await agent.get('/console/o/acme/products/RT-1');
-    const facts = /<dl class="facts" id="coverage">([\s\S]*?)<\/dl>/.exec(page.body)?.[1] ?? '';
-    assert.match(facts, /<dt>Matchable<\/dt><dd>2 \(20 %\): 0 by a package URL [^·]*· 2 by a CPE against the NVD/);
+    const facts = text(one(parseHtml(page.body), '#coverage'));
+    assert.match(facts, /Matchable ?2 \(20 %\): 0 by a package URL [^·]*· 2 by a CPE against the NVD/);
     assert.match(
       facts,
       /3 with neither package URL nor CPE \(2 of them with candidate CPEs to confirm\) · 1 with a CPE that does not parse · 1 with a CPE naming no vendor/,
