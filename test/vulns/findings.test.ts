@@ -227,6 +227,7 @@ describe('vulnerability intelligence from real feeds', () => {
         exploited: {
           cisa_kev: { date_added: entry.dateAdded, ransomware: entry.knownRansomwareCampaignUse, cve: signal.cve },
           eu_kev: null,
+          euvd: null,
         },
         incident_number: signal.incident_number,
       });
