@@ -13,20 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { median } from './http.mjs';
-import { generatedNvdFeeds } from './nvd-feed.mjs';
+import { generatedNvdFeeds, random } from './nvd-feed.mjs';
 import { benchDatabase, peakRssMiB, ROOT } from './sbom-ingest.mjs';
 import { zipWriter } from './zip-writer.mjs';
-
-/** A small deterministic PRNG (mulberry32), so every run imports the same export. */
-function random(seed) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const ECOSYSTEMS = [
   {

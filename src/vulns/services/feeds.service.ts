@@ -15,6 +15,7 @@ import { directorySource, fileSource, type Source, SourceError, zipSource } from
 import type { PreparedRecord } from '../feeds/prepare-record.js';
 import { preparedRecords } from '../feeds/prepared-records.js';
 import { feedsRepo } from '../store/feeds.repo.js';
+import { later, tallyBatch } from './import-tally.js';
 import { importEuvdMapping, importExploitedList, type ListImportDeps } from './kev-import.js';
 import { importNvd, importNvdApi, type NvdImportDeps, nvdSourceOf } from './nvd-import.js';
 import { refreshEpss, refreshGroups } from '../store/vulnerabilities.repo.js';
@@ -100,17 +101,10 @@ export function createFeedsService(
           )
         ).map((h) => [h.id, h]),
       );
-      for (const r of records) {
-        const head = heads.get(r.id);
-        if (r.withdrawn) summary.withdrawn++;
-        else if (!head) summary.new++;
-        else if (head.digest !== r.digest) summary.changed++;
-        else summary.unchanged++;
-        if (r.published && (newest === null || r.published > newest)) newest = r.published;
-      }
-      const changed = records.filter((r) => heads.get(r.id)?.digest !== r.digest);
+      const tally = tallyBatch(records, heads, summary);
+      newest = later(newest, tally.newest);
+      const { changed, stored } = tally;
       if (changed.length === 0) return;
-      const stored = changed.filter((r) => heads.has(r.id)).map((r) => r.id);
       const before = await feedsRepo.packagesOf(db, stored);
       const keys = new Set([...before.map((p) => p.package_key), ...changed.flatMap((r) => r.packageKeys)]);
       const groups = new Set(changed.map((r) => r.vulnKey));

@@ -20,6 +20,7 @@ import { findingsRepo } from '../store/findings.repo.js';
 import { nvdRepo, productKeysOf } from '../store/nvd.repo.js';
 import { refreshGroups } from '../store/vulnerabilities.repo.js';
 import type { ImportProgress, ImportSummary } from '../vulns.schemas.js';
+import { later, tallyBatch } from './import-tally.js';
 
 // Importing NVD records (firmware.md, Feeds) under the rules of the OSV import: streamed in
 // batches, an unchanged record (same digest) skipped, each batch stored with its alias groups
@@ -105,17 +106,10 @@ export async function importNvd(deps: NvdImportDeps, source: string, input: NvdS
         )
       ).map((h) => [h.cve, h]),
     );
-    for (const r of records) {
-      const head = heads.get(r.id);
-      if (r.withdrawn) summary.withdrawn++;
-      else if (!head) summary.new++;
-      else if (head.digest !== r.digest) summary.changed++;
-      else summary.unchanged++;
-      if (r.published && (newest === null || r.published > newest)) newest = r.published;
-    }
-    const changed = records.filter((r) => heads.get(r.id)?.digest !== r.digest);
+    const tally = tallyBatch(records, heads, summary);
+    newest = later(newest, tally.newest);
+    const { changed, stored } = tally;
     if (changed.length === 0) return;
-    const stored = changed.filter((r) => heads.has(r.id)).map((r) => r.id);
     const before = await nvdRepo.productKeysOf(db, stored);
     const cves = changed.map((r) => r.id);
     const at = iso(clock());
