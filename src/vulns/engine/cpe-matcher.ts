@@ -179,7 +179,11 @@ export function createCpeMatcher(database: Database) {
         if (component === undefined) continue;
         const entry = { ref: String(id), identities: component.identities };
         present.push(entry);
-        for (const key of component.keys) byKey.set(key, [...(byKey.get(key) ?? []), entry]);
+        for (const key of component.keys) {
+          const sharing = byKey.get(key);
+          if (sharing === undefined) byKey.set(key, [entry]);
+          else sharing.push(entry);
+        }
       }
       if (present.length === 0) continue;
       const subjectCpes = splitCpes(subjects.get(member.sbom_id) ?? null);
