@@ -23,6 +23,7 @@ export const ERROR_STATUS = {
   validation_failed: 422,
   unsupported_sbom_format: 422,
   invalid_sbom: 422,
+  sbom_not_conformant: 422,
   rate_limited: 429,
   header_too_large: 431,
   internal_error: 500,
@@ -34,6 +35,14 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 export interface ErrorDetail {
   path: string;
   message: string;
+  /** sbom_not_conformant: a required field id of the profile the document lacks (sbom-conformance.md). */
+  field?: string;
+  /** sbom_not_conformant: on how many components (1 for a document field). */
+  missing?: number;
+  /** sbom_not_conformant: up to 5 components lacking it, as "name version: why". */
+  examples?: string[];
+  /** sbom_not_conformant: a finding on the whole document (format_below_floor, vulnerabilities_in_sbom). */
+  finding?: string;
 }
 
 export class AppError extends Error {
@@ -53,8 +62,18 @@ export class AppError extends Error {
 }
 
 export const ErrorDetailSchema = Type.Object({
-  path: Type.String({ description: 'JSON pointer to the failing part of the request body' }),
+  path: Type.String({ description: 'JSON pointer to the failing part of the request body ("" for the whole document)' }),
   message: Type.String(),
+  field: Type.Optional(
+    Type.String({ description: 'sbom_not_conformant: a required field id of the profile that the document lacks, e.g. component.hash_sha512' }),
+  ),
+  missing: Type.Optional(Type.Integer({ minimum: 1, description: 'sbom_not_conformant: components lacking the field (1 for a document field)' })),
+  examples: Type.Optional(
+    Type.Array(Type.String(), { maxItems: 5, description: 'sbom_not_conformant: up to five components lacking it, as "name version: why"' }),
+  ),
+  finding: Type.Optional(
+    Type.String({ description: 'sbom_not_conformant: a finding on the whole document, e.g. format_below_floor or vulnerabilities_in_sbom' }),
+  ),
 });
 
 export const ErrorBodySchema = Type.Object(

@@ -70,6 +70,8 @@ export interface OrganisationsTable {
   postal_address: string | null;
   contact_email: string | null;
   member_state: string | null;
+  /** `report` (accept and report) or `require:<profile id>` (refuse what does not conform), migration 020. */
+  sbom_policy: Generated<string>;
 }
 
 export interface ApiKeysTable {
@@ -142,6 +144,20 @@ export interface SbomRevisionsTable {
  * through the repository (componentsRepo.byIds: the component as sent) or the SQL decoders of
  * src/sbom/store/components.repo.ts (purlColumn, refColumn, typeColumn, licencesColumn).
  */
+/** A revision's conformance report for one profile version (migration 020, sbom-conformance.md). */
+export interface SbomConformanceTable {
+  sbom_id: string;
+  profile: string;
+  profile_version: string;
+  /** 1 when the document conforms, else 0. */
+  conforms: number;
+  /** The missing required field ids, comma-separated in the spec's order; '' when none. */
+  missing_required: string;
+  /** The whole report as JSON. */
+  report: string;
+  created_at: string;
+}
+
 export interface ComponentsTable {
   id: Generated<number>;
   /** The organisation's number (organisations.number): millions of rows, each a few bytes, not a UUID. */
@@ -482,6 +498,7 @@ export interface DB extends VulnTables {
   products: ProductsTable;
   releases: ReleasesTable;
   sbom_revisions: SbomRevisionsTable;
+  sbom_conformance: SbomConformanceTable;
   components: ComponentsTable;
   sbom_members: SbomMembersTable;
   signals: SignalsTable;

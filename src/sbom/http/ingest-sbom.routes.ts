@@ -8,7 +8,7 @@ import type { BodyBudget } from './body-budget.js';
 import type { SbomIngestService } from '../store/ingest.service.js';
 import { errorExample } from '../../http/openapi-examples.js';
 import { SBOM_INGESTED_EXAMPLES, SBOM_REQUEST_EXAMPLES } from './sbom.examples.js';
-import { SbomIngestedSchema } from '../sbom.schemas.js';
+import { SbomConformanceAnswerSchema, SbomIngestedSchema } from '../sbom.schemas.js';
 
 /** Media types the operation accepts; all carry the same JSON documents. */
 export const SBOM_MEDIA_TYPES = ['application/json', 'application/vnd.cyclonedx+json', 'application/spdx+json'];
@@ -151,4 +151,4 @@ function warmUpReader(app: FastifyInstance, warmUp: () => void): void {
   });
 }
 
-export const sbomSchemas = [SbomIngestedSchema];
+export const sbomSchemas = [SbomConformanceAnswerSchema, SbomIngestedSchema];

@@ -12,7 +12,10 @@ import type { SbomReader } from '../parse/sbom-reader.js';
 import { sbomRepo, type StoredRevision } from './sbom.repo.js';
 import { storeInSlices } from './store-components.js';
 import { KnownComponents } from './known-components.js';
-import type { SbomIngested } from '../sbom.schemas.js';
+import type { SbomIngested, SbomConformanceAnswer } from '../sbom.schemas.js';
+import { conformanceRepo } from './conformance.repo.js';
+import { policyProfile, storedSbomPolicy } from '../conformance/policy.js';
+import type { ConformanceReport } from '../conformance/conformance.js';
 
 export interface IngestRequest {
   orgId: string;
@@ -33,7 +36,12 @@ export interface IngestResult {
   sbom: SbomIngested;
 }
 
-function view(product: ProductRow, stored: StoredRevision): SbomIngested {
+/** What the API's answer says of a report: the profile, whether the document conforms, what is missing. */
+function conformanceAnswer(report: ConformanceReport | undefined): SbomConformanceAnswer | null {
+  return report ? { profile: report.profile, conforms: report.conforms, missing_required: report.missing_required } : null;
+}
+
+function view(product: ProductRow, stored: StoredRevision, conformance: SbomConformanceAnswer | null): SbomIngested {
   return {
     sbom_id: stored.id,
     product_sku: product.sku,
@@ -43,6 +51,7 @@ function view(product: ProductRow, stored: StoredRevision): SbomIngested {
     components: stored.components,
     digest: stored.digest,
     ingested_at: stored.ingested_at,
+    conformance,
   };
 }
 
@@ -87,7 +96,12 @@ export function createSbomIngestService(
 
   async function existing(product: ProductRow, digest: string): Promise<IngestResult | null> {
     const stored = await sbomRepo.findByDigest(database.db, product.id, digest);
-    return stored ? { created: false, revision: stored.revision, sbom: view(product, stored) } : null;
+    if (!stored) return null;
+    // The report kept when it was stored, for the profile the organisation speaks of now (none
+    // for a revision stored before reports were kept: never recomputed silently).
+    const profile = policyProfile(storedSbomPolicy(await conformanceRepo.policyOf(database.db, product.org_id)));
+    const report = await conformanceRepo.report(database.db, stored.id, profile);
+    return { created: false, revision: stored.revision, sbom: view(product, stored, conformanceAnswer(report)) };
   }
 
   const service = {
@@ -107,12 +121,17 @@ export function createSbomIngestService(
       // Parsed, validated and normalised in a worker thread (the bytes may move there), which
       // hands the components over in slices as it reads them: each is stored while the next is
       // read.
+      const policy = storedSbomPolicy(await conformanceRepo.policyOf(database.db, product.org_id));
+      const required = policy.mode === 'require' ? policy.profile : undefined;
+      // A document that does not conform to the profile the organisation requires is refused by
+      // the worker before it hands over a single component: nothing is stored.
       const storing = storeInSlices(database, await orgOf(product.org_id), knownComponents);
-      const reading = await reader.read(request.bytes, storing.add).catch(async (error: unknown) => {
+      const reading = await reader.read(request.bytes, storing.add, { require: required }).catch(async (error: unknown) => {
         await storing.abandon();
         throw error;
       });
       const { detected } = reading;
+      const report = reading.conformance.find((r) => r.profile === policyProfile(policy));
       const releaseVersion = reading.releaseVersion ?? product.firmware_version ?? 'unversioned';
       const componentIds = await storing.finish(reading.count);
       const at = iso(clock());
@@ -150,6 +169,7 @@ export function createSbomIngestService(
             subject_cpes: reading.subjectCpes,
           });
           await componentsRepo.insertMembers(trx, sbomId, componentIds);
+          await conformanceRepo.insertReports(trx, sbomId, reading.conformance, at);
           await appendRegistryEntry(
             trx,
             product.org_id,
@@ -165,6 +185,7 @@ export function createSbomIngestService(
                 revision,
                 components: count,
                 digest,
+                conformance: reading.conformance.map((r) => ({ profile: r.profile, profile_version: r.profile_version, conforms: r.conforms })),
               },
             },
             at,
@@ -191,6 +212,7 @@ export function createSbomIngestService(
             components: count,
             digest,
             ingested_at: at,
+            conformance: conformanceAnswer(report),
           },
         };
       } catch (error) {

@@ -1,0 +1,84 @@
+import type { Executor, Trx } from '../../db/index.js';
+import type { ConformanceReport } from '../conformance/conformance.js';
+
+/** A stored report's summary: what the API's answer and the console's badges show. */
+export interface ConformanceSummary {
+  profile: string;
+  profile_version: string;
+  conforms: boolean;
+  missing_required: string[];
+  /** The report's findings (format_below_floor first when the document is below the profile's floor). */
+  findings: string[];
+}
+
+function summaryOf(row: { profile: string; profile_version: string; conforms: number; missing_required: string; report: string }) {
+  const report = JSON.parse(row.report) as ConformanceReport;
+  return {
+    profile: row.profile,
+    profile_version: row.profile_version,
+    conforms: Number(row.conforms) === 1,
+    missing_required: row.missing_required === '' ? [] : row.missing_required.split(','),
+    findings: report.findings,
+  };
+}
+
+export const conformanceRepo = {
+  /** The organisation's SBOM policy: `report` or `require:<profile id>`. */
+  async policyOf(db: Executor, orgId: string): Promise<string> {
+    const row = await db.selectFrom('organisations').select('sbom_policy').where('id', '=', orgId).executeTakeFirst();
+    return row?.sbom_policy ?? 'report';
+  },
+
+  async setPolicy(trx: Trx, orgId: string, policy: string): Promise<void> {
+    await trx.updateTable('organisations').set({ sbom_policy: policy }).where('id', '=', orgId).execute();
+  },
+
+  /** A new revision's reports, in its ingest transaction. */
+  async insertReports(trx: Trx, sbomId: string, reports: readonly ConformanceReport[], at: string): Promise<void> {
+    if (reports.length === 0) return;
+    await trx
+      .insertInto('sbom_conformance')
+      .values(
+        reports.map((r) => ({
+          sbom_id: sbomId,
+          profile: r.profile,
+          profile_version: r.profile_version,
+          conforms: r.conforms ? 1 : 0,
+          missing_required: r.missing_required.join(','),
+          report: JSON.stringify(r),
+          created_at: at,
+        })),
+      )
+      .execute();
+  },
+
+  /** A revision's report for the profile (its newest profile version), or undefined when none was kept. */
+  async report(db: Executor, sbomId: string, profile: string): Promise<ConformanceReport | undefined> {
+    const row = await db
+      .selectFrom('sbom_conformance')
+      .select('report')
+      .where('sbom_id', '=', sbomId)
+      .where('profile', '=', profile)
+      .orderBy('created_at', 'desc')
+      .orderBy('profile_version', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row ? (JSON.parse(row.report) as ConformanceReport) : undefined;
+  },
+
+  /** The summaries of the revisions' reports for the profile (the newest profile version of each), by revision id. */
+  async summaries(db: Executor, sbomIds: readonly string[], profile: string): Promise<Map<string, ConformanceSummary>> {
+    const found = new Map<string, ConformanceSummary>();
+    if (sbomIds.length === 0) return found;
+    const rows = await db
+      .selectFrom('sbom_conformance')
+      .select(['sbom_id', 'profile', 'profile_version', 'conforms', 'missing_required', 'report', 'created_at'])
+      .where('sbom_id', 'in', sbomIds)
+      .where('profile', '=', profile)
+      .orderBy('created_at', 'asc')
+      .orderBy('profile_version', 'asc')
+      .execute();
+    for (const row of rows) found.set(row.sbom_id, summaryOf(row));
+    return found;
+  },
+};
