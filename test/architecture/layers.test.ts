@@ -18,7 +18,7 @@ export type Layer = (typeof LAYERS)[number];
  * layer may import each other. A file at the feature's root (its schemas) is below them all.
  */
 export const SUB_LAYERS: Record<string, string[][]> = {
-  sbom: [['parse'], ['store'], ['portfolio'], ['http']],
+  sbom: [['conformance'], ['parse'], ['store'], ['portfolio'], ['http']],
   vulns: [['match'], ['feeds', 'vex'], ['store'], ['engine'], ['services']],
 };
 

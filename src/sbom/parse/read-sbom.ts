@@ -1,4 +1,5 @@
 import { AppError, type ErrorDetail } from '../../errors.js';
+import { checkAllProfiles, type ConformanceReport } from '../conformance/conformance.js';
 import {
   type ComponentFields,
   componentTexts,
@@ -35,7 +36,7 @@ export function readSbomDocument(
   document: unknown,
   mayHoldUnstorable: boolean,
   emit: ComponentSink,
-): { detected: DetectedFormat } & DocumentSubject {
+): { detected: DetectedFormat; conformance: ConformanceReport[] } & DocumentSubject {
   checkDocumentLimits(document, mayHoldUnstorable);
   const detected = detectFormat(document);
   const doc = document as Json;
@@ -48,7 +49,9 @@ export function readSbomDocument(
     const name = detected.format === 'cyclonedx' ? 'CycloneDX' : 'SPDX';
     throw new AppError('invalid_sbom', `the document is not valid ${name} ${detected.specVersion}`, problems);
   }
-  return { detected, ...normalise(doc, emit) };
+  // On the document as received (full fidelity), before normalising drops what it does not store.
+  const conformance = checkAllProfiles(doc, detected);
+  return { detected, conformance, ...normalise(doc, emit) };
 }
 
 /**
@@ -76,10 +79,14 @@ export interface ReadingColumns {
   forms: Uint8Array;
 }
 
-/** What a document says of itself (its subject's release version and CPEs), and how many components it lists. */
+/**
+ * What a document says of itself (its subject's release version and CPEs), how many components it
+ * lists, and how it conforms: one report per profile of CONFORMANCE_PROFILES, in that order.
+ */
 export interface ReadingSummary extends DocumentSubject {
   detected: DetectedFormat;
   count: number;
+  conformance: ConformanceReport[];
 }
 
 /** A whole document read: its summary and all of its components' columns. */
@@ -177,7 +184,7 @@ export function readSbomSlices(
   let count = 0;
   // The largest name prefix (the keys' first 3 bytes) of the slices handed over so far.
   let handedUpTo = -1;
-  const { detected, releaseVersion, subjectCpes, buildVerdicts } = readSbomDocument(document, mayHoldUnstorable, (c) => {
+  const { detected, conformance, releaseVersion, subjectCpes, buildVerdicts } = readSbomDocument(document, mayHoldUnstorable, (c) => {
     slice.add(c, handedUpTo);
     count++;
     if (slice.count === size) {
@@ -190,7 +197,7 @@ export function readSbomSlices(
     }
   });
   if (slice.count > 0 || count === 0) onSlice(slice.take(count - slice.count));
-  return { detected, releaseVersion, subjectCpes, buildVerdicts, count };
+  return { detected, releaseVersion, subjectCpes, buildVerdicts, count, conformance };
 }
 
 /**

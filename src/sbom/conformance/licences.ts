@@ -1,0 +1,26 @@
+import parseSpdxExpression from 'spdx-expression-parse';
+
+// Licence values as TR-03183-2 wants them: SPDX licence identifiers or expressions (AND, OR,
+// WITH an exception, parentheses, `+`), `LicenseRef-…` allowed. The identifiers are checked
+// against the SPDX licence list that spdx-expression-parse ships (spdx-license-ids).
+
+const NO_LICENCE = new Set(['NONE', 'NOASSERTION']);
+
+/** Why `value` is not an SPDX licence identifier or expression, or null when it is one. */
+export function licenceProblem(value: unknown): string | null {
+  if (typeof value !== 'string' || value.trim() === '') return 'an empty licence';
+  const text = value.trim();
+  if (NO_LICENCE.has(text)) return `licence ${text}`;
+  try {
+    parseSpdxExpression(text);
+    return null;
+  } catch {
+    return `licence ${quote(text)} is not an SPDX identifier or expression`;
+  }
+}
+
+/** A value as a why quotes it: at most 60 characters, so that a licence text pasted whole stays readable. */
+export function quote(text: string): string {
+  const short = text.length > 60 ? `${text.slice(0, 57)}…` : text;
+  return JSON.stringify(short);
+}
