@@ -18,6 +18,7 @@ import { createRegistryService } from './registry/registry.service.js';
 import { createSbomReader } from './sbom/parse/sbom-reader.js';
 import { createPortfolioService } from './sbom/portfolio/portfolio.service.js';
 import { createSbomHistoryService } from './sbom/portfolio/sbom-history.service.js';
+import { createSbomConformanceService } from './sbom/portfolio/conformance.service.js';
 import { createSbomIngestService } from './sbom/store/ingest.service.js';
 import { createSecretBox, derivedKey } from './shared/secret-box.js';
 import { systemClock, type Clock } from './shared/time.js';
@@ -134,6 +135,8 @@ export function createServices({
       onStored: (productId, componentIds, revision) => vulns.afterIngest(productId, componentIds, revision),
     }),
     sbomHistory: createSbomHistoryService(database, orgs, products),
+    /** The organisation's SBOM policy and each revision's conformance reports (sbom-conformance.md). */
+    sbomConformance: createSbomConformanceService(database, orgs, products, clock),
     users: createUserService(database, orgs, { clock, box, sessions: { ...DEFAULT_SESSION_LIMITS, idleMs } }),
     /** First-run set-up: the one-time link that creates the first organisation and its owner. */
     setup: createSetupService(database, orgs, { clock, box, sessions: { ...DEFAULT_SESSION_LIMITS, idleMs } }),

@@ -90,3 +90,14 @@ export function durationOption(value: string): number {
   if (ms === null) throw new InvalidArgumentError('expected a duration such as 10m, 2h or 1d');
   return ms;
 }
+
+/** The largest revision the column holds (a 32-bit integer on both databases). */
+const MAX_REVISION = 2_147_483_647;
+
+/** A revision number: digits only, as written (Number() would also take 1e0, 0x1 and 99999999999999999999, rounded). */
+export function revisionNumber(value: string): number {
+  if (!/^[1-9]\d{0,9}$/.test(value) || Number(value) > MAX_REVISION) {
+    throw new InvalidArgumentError(`expected a revision number (1, 2, … up to ${MAX_REVISION})`);
+  }
+  return Number(value);
+}

@@ -2,7 +2,7 @@ import type { Executor } from '../db/index.js';
 import type { IntakeMode, Organisation } from '../db/schema.js';
 
 export const orgsRepo = {
-  async insert(db: Executor, org: Omit<Organisation, 'incident_seq' | 'registry_seq' | 'number'>): Promise<void> {
+  async insert(db: Executor, org: Omit<Organisation, 'incident_seq' | 'registry_seq' | 'number' | 'sbom_policy'>): Promise<void> {
     await db.insertInto('organisations').values(org).execute();
   },
   findBySlug(db: Executor, slug: string): Promise<Organisation | undefined> {

@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { AppError } from '../../errors.js';
 import { action } from '../context.js';
 import { table } from '../output.js';
+import { SBOM_POLICY_WORDS } from '../../sbom/conformance/policy.js';
 
 const intakeMode = () => new Option('--intake-mode <mode>', 'what POST /incidents creates').choices(['signal', 'case']);
 
@@ -35,12 +36,20 @@ export function orgCommand(): Command {
     .option('--address <text>', 'postal address of the main establishment')
     .option('--contact-email <email>', 'security contact e-mail')
     .option('--member-state <code>', 'Member State of main establishment (ISO 3166-1 alpha-2, one of the 27)')
+    .option('--sbom-policy <policy>', `report (accept every valid SBOM, report its conformance) or require:PROFILE (refuse one that does not conform): ${SBOM_POLICY_WORDS.join(', ')}`)
     .action(
       action(
         async (
           ctx,
           slug: string,
-          opts: { intakeMode?: 'signal' | 'case'; legalName?: string; address?: string; contactEmail?: string; memberState?: string },
+          opts: {
+            intakeMode?: 'signal' | 'case';
+            legalName?: string;
+            address?: string;
+            contactEmail?: string;
+            memberState?: string;
+            sbomPolicy?: string;
+          },
         ) => {
           const details = {
             legalName: opts.legalName,
@@ -49,19 +58,21 @@ export function orgCommand(): Command {
             memberState: opts.memberState,
           };
           const hasDetails = Object.values(details).some((v) => v !== undefined);
-          if (!opts.intakeMode && !hasDetails)
+          if (!opts.intakeMode && !hasDetails && opts.sbomPolicy === undefined)
             throw new AppError(
               'validation_failed',
-              'nothing to change: give --intake-mode or organisation data (--legal-name, --address, --contact-email, --member-state)',
+              'nothing to change: give --intake-mode, --sbom-policy or organisation data (--legal-name, --address, --contact-email, --member-state)',
             );
+          const policy = opts.sbomPolicy === undefined ? undefined : await ctx.sbomConformance.setPolicy(slug, opts.sbomPolicy, 'cli');
           if (opts.intakeMode) await ctx.orgs.setIntakeMode(slug, opts.intakeMode);
           const updated = hasDetails ? await ctx.orgs.setDetails(slug, details) : await ctx.orgs.describeOrg(slug);
           const data = [
             `intake mode ${updated.intake_mode}`,
             updated.legal_name && `legal name ${updated.legal_name}`,
             updated.member_state && `Member State ${updated.member_state}`,
+            policy && `SBOM policy ${policy.policy}`,
           ].filter(Boolean);
-          return { json: updated, text: `organisation ${slug}: ${data.join(', ')}` };
+          return { json: policy ? { ...updated, sbom_policy: policy.policy } : updated, text: `organisation ${slug}: ${data.join(', ')}` };
         },
       ),
     );

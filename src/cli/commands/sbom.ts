@@ -1,7 +1,9 @@
 import { readFile } from 'node:fs/promises';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { AppError } from '../../errors.js';
-import { action } from '../context.js';
+import type { SbomIngested } from '../../sbom/sbom.schemas.js';
+import { action, revisionNumber } from '../context.js';
+import { conformanceCommand } from './sbom-conformance.js';
 
 export function sbomCommand(): Command {
   const sbom = new Command('sbom').description("SBOMs of the organisation's products");
@@ -23,14 +25,14 @@ export function sbomCommand(): Command {
         } = await ctx.sbom.uploadSbom({ org: opts.org, sku: opts.sku, bytes, actor: 'cli' }).catch((error: unknown) => {
           // The API returns the failing paths as `details`; here they follow the message.
           if (error instanceof AppError && error.details?.length) {
-            throw new AppError(error.code, [error.message, ...error.details.map((d) => `  ${d.path}: ${d.message}`)].join('\n'));
+            throw new AppError(error.code, [error.message, ...error.details.map((d) => `  ${d.path === '' ? '' : `${d.path}: `}${d.message}`)].join('\n'));
           }
           throw error;
         });
         const text = created
           ? `ingested ${body.format} ${body.spec_version} SBOM for ${body.product_sku} release ${body.release_version}: revision ${revision}, ${body.components} components (sbom ${body.sbom_id})`
           : `${body.product_sku} already has this document: release ${body.release_version} revision ${revision} (sbom ${body.sbom_id}); nothing stored`;
-        return { json: body, text };
+        return { json: body, text: [text, conformanceLine(body.conformance)].filter(Boolean).join('\n') };
       }),
     );
   sbom
@@ -54,16 +56,14 @@ export function sbomCommand(): Command {
         return { json: diff, text };
       }),
     );
+  sbom.addCommand(conformanceCommand());
   return sbom;
 }
 
-/** The largest revision the column holds (a 32-bit integer on both databases). */
-const MAX_REVISION = 2_147_483_647;
-
-/** Digits only, as written (Number() would also take 1e0, 0x1 and 99999999999999999999, rounded). */
-function revisionNumber(value: string): number {
-  if (!/^[1-9]\d{0,9}$/.test(value) || Number(value) > MAX_REVISION) {
-    throw new InvalidArgumentError(`expected a revision number (1, 2, … up to ${MAX_REVISION})`);
-  }
-  return Number(value);
+/** The upload's one line on conformance: conforms, or what is missing. */
+function conformanceLine(conformance: SbomIngested['conformance']): string {
+  if (!conformance) return '';
+  if (conformance.conforms) return `conforms to ${conformance.profile}`;
+  const missing = conformance.missing_required;
+  return `does not conform to ${conformance.profile}${missing.length > 0 ? `: missing ${missing.join(', ')}` : ''} (cra-admin sbom conformance shows the report)`;
 }

@@ -1,4 +1,5 @@
 import type { SbomFormat } from '../../shared/sbom-format.js';
+import { checkConformance, DEFAULT_CONFORMANCE_PROFILE } from '../conformance/conformance.js';
 import type { SbomIngested } from '../sbom.schemas.js';
 
 // Small, valid documents for the OpenAPI document's request examples (the OpenAPI test sends
@@ -79,7 +80,19 @@ export const SBOM_REQUEST_EXAMPLES = {
   'application/spdx+json': { spdx },
 };
 
-const ingested = (format: SbomFormat, specVersion: string, components: number, digest: string): SbomIngested => ({
+/** What the answer says of the example's conformance: computed from the example itself, as the ingest does. */
+function conformanceOf(document: unknown, kind: 'cyclonedx' | 'spdx2', specVersion: string): SbomIngested['conformance'] {
+  const report = checkConformance(document, { kind, specVersion }, DEFAULT_CONFORMANCE_PROFILE);
+  return { profile: report.profile, conforms: report.conforms, missing_required: report.missing_required };
+}
+
+const ingested = (
+  format: SbomFormat,
+  specVersion: string,
+  components: number,
+  digest: string,
+  conformance: SbomIngested['conformance'],
+): SbomIngested => ({
   sbom_id: '5b6c7d8e-9f0a-4b1c-8d2e-3f4a5b6c7d8e',
   product_sku: 'RTR-100',
   release_version: '2.4.1',
@@ -88,15 +101,28 @@ const ingested = (format: SbomFormat, specVersion: string, components: number, d
   components,
   digest,
   ingested_at: '2026-11-22T10:15:30.123Z',
+  conformance,
 });
 
 export const SBOM_INGESTED_EXAMPLES = {
   cyclonedx: {
     summary: 'The CycloneDX example, stored as revision 1 of release 2.4.1',
-    value: ingested('cyclonedx', '1.6', 3, 'a3f1c2e4b5d6978812a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f809'),
+    value: ingested(
+      'cyclonedx',
+      '1.6',
+      3,
+      'a3f1c2e4b5d6978812a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f809',
+      conformanceOf(CYCLONEDX_EXAMPLE, 'cyclonedx', '1.6'),
+    ),
   },
   spdx: {
     summary: 'The SPDX example',
-    value: ingested('spdx', '2.3', 1, '0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d'),
+    value: ingested(
+      'spdx',
+      '2.3',
+      1,
+      '0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d',
+      conformanceOf(SPDX_EXAMPLE, 'spdx2', '2.3'),
+    ),
   },
 };

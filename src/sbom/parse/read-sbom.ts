@@ -1,5 +1,6 @@
 import { AppError, type ErrorDetail } from '../../errors.js';
-import { checkAllProfiles, type ConformanceReport } from '../conformance/conformance.js';
+import { checkAllProfiles, type ConformanceProfileId, type ConformanceReport } from '../conformance/conformance.js';
+import { notConformantError } from '../conformance/policy.js';
 import {
   type ComponentFields,
   componentTexts,
@@ -36,6 +37,7 @@ export function readSbomDocument(
   document: unknown,
   mayHoldUnstorable: boolean,
   emit: ComponentSink,
+  require?: ConformanceProfileId,
 ): { detected: DetectedFormat; conformance: ConformanceReport[] } & DocumentSubject {
   checkDocumentLimits(document, mayHoldUnstorable);
   const detected = detectFormat(document);
@@ -51,6 +53,9 @@ export function readSbomDocument(
   }
   // On the document as received (full fidelity), before normalising drops what it does not store.
   const conformance = checkAllProfiles(doc, detected);
+  // Refused before a single component is emitted: a document the organisation's policy refuses leaves nothing stored.
+  const required = require === undefined ? undefined : conformance.find((r) => r.profile === require);
+  if (required && !required.conforms) throw notConformantError(required);
   return { detected, conformance, ...normalise(doc, emit) };
 }
 
@@ -172,6 +177,7 @@ export function readSbomSlices(
   bytes: Uint8Array | readonly Uint8Array[],
   onSlice: (slice: ReadingSlice) => void,
   sizes: { first: number; largest: number } = READING_SLICES,
+  require?: ConformanceProfileId,
 ): ReadingSummary {
   const buffer = Array.isArray(bytes)
     ? Buffer.concat(bytes as readonly Uint8Array[])
@@ -195,7 +201,7 @@ export function readSbomSlices(
         size = Math.min(2 * size, sizes.largest);
       }
     }
-  });
+  }, require);
   if (slice.count > 0 || count === 0) onSlice(slice.take(count - slice.count));
   return { detected, releaseVersion, subjectCpes, buildVerdicts, count, conformance };
 }

@@ -3,6 +3,7 @@ import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { AppError } from '../../errors.js';
 import type { ReadingSlice, ReadingSummary } from './read-sbom.js';
+import type { ConformanceProfileId } from '../conformance/conformance.js';
 import type { ReadTask, ReadTrace, ThreadPlan, WarmUpPlan, WorkerAnswer } from './sbom-worker.js';
 import { workerUrl } from '../../shared/worker-url.js';
 
@@ -58,6 +59,11 @@ export function laneFor(byteLength: number): Lane {
   return byteLength > LARGE_DOCUMENT_BYTES ? 'large' : 'small';
 }
 
+export interface ReadOptions {
+  require?: ConformanceProfileId;
+  onTrace?: (trace: ReadTrace) => void;
+}
+
 /** The parse threads of one process: made and closed by the composition root (services.ts). */
 export interface SbomReader {
   /**
@@ -68,13 +74,11 @@ export interface SbomReader {
    * slice has been heard when the promise resolves; none is heard after it settles. Each buffer
    * alone on its memory moves to the worker without a copy (a slice of a shared one is copied),
    * so the caller must not use them afterwards; the slices' columns move back the same way.
-   * `onTrace` hears which thread read it, and when.
+   * `require` names a conformance profile the document must meet: one that does not is refused
+   * (sbom_not_conformant) before any slice is handed over. `onTrace` hears which thread read it,
+   * and when.
    */
-  read(
-    bytes: Buffer | readonly Buffer[],
-    onSlice: (slice: ReadingSlice) => void,
-    onTrace?: (trace: ReadTrace) => void,
-  ): Promise<ReadingSummary>;
+  read(bytes: Buffer | readonly Buffer[], onSlice: (slice: ReadingSlice) => void, options?: ReadOptions): Promise<ReadingSummary>;
   /**
    * Starts the workers now; the small lane's warm up in the background (SMALL_LANE_WARM_UP), so
    * the first uploads wait neither for a compilation (~0.1–0.5 s) nor for V8 to get up to speed.
@@ -119,7 +123,7 @@ export function createSbomReader(): SbomReader {
   }
 
   return {
-    async read(bytes, onSlice, onTrace) {
+    async read(bytes, onSlice, { require, onTrace } = {}) {
       const chunks = Buffer.isBuffer(bytes) ? [bytes] : bytes;
       let byteLength = 0;
       const task: Uint8Array[] = [];
@@ -153,7 +157,7 @@ export function createSbomReader(): SbomReader {
       port1.on('messageerror', reject);
       port1.on('close', () => reject(new Error(`the parse thread's port closed after ${heard} slices`)));
       try {
-        const readTask: ReadTask = { chunks: task, port: port2 };
+        const readTask: ReadTask = { chunks: task, port: port2, require };
         const answer = (await pool.run(readTask, { transferList: [...transferList, port2] })) as WorkerAnswer;
         onTrace?.(answer.trace);
         if (!answer.ok) throw new AppError(answer.code, answer.message, answer.details);

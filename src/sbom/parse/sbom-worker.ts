@@ -5,7 +5,8 @@ import { AppError } from '../../errors.js';
 import { exposedGc, fullCollection } from '../../shared/full-collection.js';
 import { type CycloneDxVersion, cycloneDxValidator, isCycloneDxValidatorReady } from './cyclonedx-validator.js';
 import { JoinBuffer } from './join-buffer.js';
-import { type ReadingSlice, type ReadingSummary, readSbomBytes, readSbomSlices } from './read-sbom.js';
+import type { ConformanceProfileId } from '../conformance/conformance.js';
+import { READING_SLICES, type ReadingSlice, type ReadingSummary, readSbomBytes, readSbomSlices } from './read-sbom.js';
 
 // Runs in a worker thread of sbom-reader.ts. An AppError cannot cross the thread boundary as
 // itself, so it comes back as data; anything else is a bug and is thrown.
@@ -31,6 +32,8 @@ export interface ReadTrace {
 export interface ReadTask {
   chunks: Uint8Array[];
   port: MessagePort;
+  /** A conformance profile the document must meet (the organisation's policy), else it is refused before any slice goes out. */
+  require?: ConformanceProfileId | undefined;
 }
 
 /** The answer, once every slice has been posted: `slices` of them. */
@@ -147,7 +150,7 @@ function warmUp(step: number): void {
 if (!isMainThread) setImmediate(() => warmUp(0));
 
 /** The task's document → its components through the task's port, then the answer. */
-export default function readInWorker({ chunks, port }: ReadTask): WorkerAnswer {
+export default function readInWorker({ chunks, port, require }: ReadTask): WorkerAnswer {
   const startedAt = now();
   const warmed = { ...warmedUp };
   const youngInUse = youngInUseMb();
@@ -170,7 +173,7 @@ export default function readInWorker({ chunks, port }: ReadTask): WorkerAnswer {
     slices++;
   };
   try {
-    const summary = readSbomSlices(joinBuffer.join(chunks), post);
+    const summary = readSbomSlices(joinBuffer.join(chunks), post, READING_SLICES, require);
     return { ok: true, summary, slices, trace: trace() };
   } catch (error) {
     if (error instanceof AppError) return { ok: false, code: error.code, message: error.message, details: error.details, trace: trace() };

@@ -29,7 +29,7 @@ function documentOf(bytes: number): Buffer {
 
 const reader = createSbomReader();
 /** Reads a document whose slices nobody keeps. */
-const readSbom = (bytes: Buffer, onTrace?: (trace: ReadTrace) => void) => reader.read(bytes, () => {}, onTrace);
+const readSbom = (bytes: Buffer, onTrace?: (trace: ReadTrace) => void) => reader.read(bytes, () => {}, { onTrace });
 after(reader.close);
 
 /** A document read by `pool` as the reader reads it (its slices through a port, left unread). */

@@ -25,8 +25,10 @@ describe('SBOM reader slices', () => {
     const summary = await reader.read(
       chunks,
       (slice) => heard.push({ slice, at: epochNow() }),
-      (t) => {
-        trace = t;
+      {
+        onTrace: (t) => {
+          trace = t;
+        },
       },
     );
     assert.equal(summary.count, 60_000);
