@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError } from 'commander';
 import { AppError } from '../../errors.js';
 import { action } from '../context.js';
+import { sbomCheckCommand } from './sbom-check.js';
 
 export function sbomCommand(): Command {
   const sbom = new Command('sbom').description("SBOMs of the organisation's products");
@@ -54,6 +55,7 @@ export function sbomCommand(): Command {
         return { json: diff, text };
       }),
     );
+  sbom.addCommand(sbomCheckCommand());
   return sbom;
 }
 
