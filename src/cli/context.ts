@@ -46,6 +46,8 @@ export interface CommandResult {
   json: unknown;
   text: string;
   failed?: boolean;
+  /** The exit code when it is not 0 or 1 (sbom check: 2 for a document it cannot read). */
+  exitCode?: number;
 }
 
 /** Runs one command with a context (migrated database, services), printing JSON (with --json) or readable text. */
@@ -62,6 +64,22 @@ export function action<A extends unknown[]>(run: (ctx: CliContext, ...args: A) =
     } finally {
       await runtime.close();
     }
+  };
+}
+
+/**
+ * Runs a command that needs no database and no services (sbom check, a pipeline's step before
+ * it pushes): its output as `action` prints it, the run's environment never read for a database.
+ */
+export function offlineAction<A extends unknown[]>(run: (io: CliIo, ...args: A) => Promise<CommandResult>) {
+  return async (...args: A): Promise<void> => {
+    const command = args[args.length - 1] as Command;
+    const state = stateOf(command);
+    const asJson = command.optsWithGlobals<{ json?: boolean }>().json === true;
+    const { json, text, failed, exitCode } = await run(state.io, ...args);
+    if (asJson || text !== '') state.io.stdout.write(asJson ? `${JSON.stringify(json, null, 2)}\n` : `${text}\n`);
+    if (exitCode !== undefined) state.exitCode = exitCode;
+    else if (failed) state.exitCode = 1;
   };
 }
 

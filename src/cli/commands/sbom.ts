@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { AppError } from '../../errors.js';
 import type { SbomIngested } from '../../sbom/sbom.schemas.js';
 import { action, revisionNumber } from '../context.js';
+import { sbomCheckCommand } from './sbom-check.js';
 import { conformanceCommand } from './sbom-conformance.js';
 
 export function sbomCommand(): Command {
@@ -56,6 +57,7 @@ export function sbomCommand(): Command {
         return { json: diff, text };
       }),
     );
+  sbom.addCommand(sbomCheckCommand());
   sbom.addCommand(conformanceCommand());
   return sbom;
 }

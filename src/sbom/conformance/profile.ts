@@ -1,5 +1,3 @@
-import type { ProfileRules } from './reader.js';
-
 // What a profile is: data. Each profile module lists its fields in the order of the spec's field
 // ids, with the level each holds and, for a component field, whether a logical component needs it
 // too. The mappings are written out for the documentation and checked by the format readers
@@ -32,6 +30,9 @@ export const FIELD_ORDER = [
 export type FieldId = (typeof FIELD_ORDER)[number];
 export type DocumentFieldId = Extract<FieldId, `document.${string}`>;
 export type ComponentFieldId = Extract<FieldId, `component.${string}`>;
+/** Whose reading of a field applies where the profiles differ: the TR's mappings or the NTIA's elements. */
+export type ProfileRules = 'tr' | 'ntia';
+
 export type FieldLevel = 'required' | 'additional';
 
 export interface ProfileField<F extends FieldId = FieldId> {

@@ -1,11 +1,10 @@
-import type { ComponentFieldId, DocumentFieldId } from './profile.js';
+import type { ComponentFieldId, DocumentFieldId, ProfileRules } from './profile.js';
 
 // What each format reader (cyclonedx.ts, spdx3.ts, spdx2.ts) gives the evaluator: the document's
 // fields and its components, each field answered with null (present) or why it is missing. A
 // reader is built once per document and serves every profile.
 
-/** Whose reading of a field applies where the profiles differ: the TR's mappings or the NTIA's elements. */
-export type ProfileRules = 'tr' | 'ntia';
+export type { ProfileRules };
 
 export type Json = Record<string, unknown>;
 

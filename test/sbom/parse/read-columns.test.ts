@@ -168,7 +168,14 @@ describe('SBOM reading columns', () => {
       subjectCpes: null,
       buildVerdicts: [],
       count: 30,
+      conformance: whole.conformance,
     });
+    assert.deepEqual(
+      summary.conformance.map((r) => r.profile),
+      ['bsi-tr-03183-2-v2.1', 'ntia-minimum'],
+      'one report per profile, computed on the document the slices came from',
+    );
+    assert.equal(summary.conformance[0]!.components.total, 30 + (doc.metadata?.component ? 1 : 0));
     assert.deepEqual(
       slices.map((s) => [s.first, s.count]),
       [
