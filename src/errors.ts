@@ -65,14 +65,23 @@ export const ErrorDetailSchema = Type.Object({
   path: Type.String({ description: 'JSON pointer to the failing part of the request body ("" for the whole document)' }),
   message: Type.String(),
   field: Type.Optional(
-    Type.String({ description: 'sbom_not_conformant: a required field id of the profile that the document lacks, e.g. component.hash_sha512' }),
+    Type.String({
+      description: 'sbom_not_conformant: a required field id of the profile that the document lacks, e.g. component.hash_sha512',
+    }),
   ),
-  missing: Type.Optional(Type.Integer({ minimum: 1, description: 'sbom_not_conformant: components lacking the field (1 for a document field)' })),
+  missing: Type.Optional(
+    Type.Integer({ minimum: 1, description: 'sbom_not_conformant: components lacking the field (1 for a document field)' }),
+  ),
   examples: Type.Optional(
-    Type.Array(Type.String(), { maxItems: 5, description: 'sbom_not_conformant: up to five components lacking it, as "name version: why"' }),
+    Type.Array(Type.String(), {
+      maxItems: 5,
+      description: 'sbom_not_conformant: up to five components lacking it, as "name version: why"',
+    }),
   ),
   finding: Type.Optional(
-    Type.String({ description: 'sbom_not_conformant: a finding on the whole document, e.g. format_below_floor or vulnerabilities_in_sbom' }),
+    Type.String({
+      description: 'sbom_not_conformant: a finding on the whole document, e.g. format_below_floor or vulnerabilities_in_sbom',
+    }),
   ),
 });
 

@@ -7,17 +7,20 @@ export const SbomConformanceAnswerSchema = Type.Object(
       description:
         'The conformance profile: the one the organisation requires (policy require:PROFILE), else bsi-tr-03183-2-v2.1 (BSI TR-03183-2 v2.1.0); ntia-minimum is the other',
     }),
-    conforms: Type.Boolean({ description: 'Every required field present on the document and on every component of its level, and no finding' }),
+    conforms: Type.Boolean({
+      description: 'Every required field present on the document and on every component of its level, and no finding',
+    }),
     missing_required: Type.Array(Type.String(), {
       description:
-        'The required field ids missing (a document field, or a component field missing on at least one component), in the profile\'s order, e.g. component.hash_sha512',
+        "The required field ids missing (a document field, or a component field missing on at least one component), in the profile's order, e.g. component.hash_sha512",
     }),
   },
   {
     $id: 'SbomConformance',
     title: 'SbomConformance',
     additionalProperties: false,
-    description: "The document's conformance as computed when it was read; the full report is in the console and `cra-admin sbom conformance`",
+    description:
+      "The document's conformance as computed when it was read; the full report is in the console and `cra-admin sbom conformance`",
   },
 );
 
@@ -41,7 +44,7 @@ export const SbomIngestedSchema = Type.Object(
     digest: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'SHA-256 (hex) of the document bytes as received' }),
     ingested_at: Type.String({ format: 'date-time', description: 'When this revision was stored (for a 200: when it was first stored)' }),
     conformance: Type.Union([Type.Ref(SbomConformanceAnswerSchema), Type.Null()], {
-      description: 'Conformance to the organisation\'s profile, kept with the revision; null for a revision stored before reports were kept',
+      description: "Conformance to the organisation's profile, kept with the revision; null for a revision stored before reports were kept",
     }),
   },
   { $id: 'SbomIngested', title: 'SbomIngested', additionalProperties: false },

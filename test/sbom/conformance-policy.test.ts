@@ -35,7 +35,12 @@ describe('SBOM conformance in the ingest answer, and the policy that refuses', (
             .executeTakeFirstOrThrow()
         ).n,
       );
-    return { revisions: await count('sbom_revisions'), components: await count('components'), reports: await count('sbom_conformance'), releases: await count('releases') };
+    return {
+      revisions: await count('sbom_revisions'),
+      components: await count('components'),
+      reports: await count('sbom_conformance'),
+      releases: await count('releases'),
+    };
   };
 
   it('201 says the document conforms to TR-03183-2 when it does; the 200 of the same bytes says it again', async () => {
@@ -54,9 +59,14 @@ describe('SBOM conformance in the ingest answer, and the policy that refuses', (
     const { conformance } = res.json();
     assert.equal(conformance.profile, 'bsi-tr-03183-2-v2.1');
     assert.equal(conformance.conforms, false);
-    for (const field of ['document.creator', 'component.filename', 'component.hash_sha512']) assert.ok(conformance.missing_required.includes(field), field);
+    for (const field of ['document.creator', 'component.filename', 'component.hash_sha512'])
+      assert.ok(conformance.missing_required.includes(field), field);
     // Both profiles' reports are kept with the revision.
-    const kept = await h.database.db.selectFrom('sbom_conformance').select(['profile', 'conforms']).where('sbom_id', '=', res.json().sbom_id).execute();
+    const kept = await h.database.db
+      .selectFrom('sbom_conformance')
+      .select(['profile', 'conforms'])
+      .where('sbom_id', '=', res.json().sbom_id)
+      .execute();
     assert.deepEqual(kept.map((r) => r.profile).sort(), ['bsi-tr-03183-2-v2.1', 'ntia-minimum']);
   });
 
@@ -118,18 +128,18 @@ describe('SBOM conformance in the ingest answer, and the policy that refuses', (
     await h.sbomConformance.setPolicy('acme', 'report', 'cli');
     const entries = [];
     for await (const e of listRegistry(h.database, acme.orgId)) if (e.action === 'org.sbom_policy_set') entries.push(JSON.parse(e.details));
-    assert.deepEqual(
-      entries,
-      [
-        { from: 'report', to: 'require:bsi-tr-03183-2-v2.1' },
-        { from: 'require:bsi-tr-03183-2-v2.1', to: 'require:ntia-minimum' },
-        { from: 'require:ntia-minimum', to: 'report' },
-      ],
-    );
+    assert.deepEqual(entries, [
+      { from: 'report', to: 'require:bsi-tr-03183-2-v2.1' },
+      { from: 'require:bsi-tr-03183-2-v2.1', to: 'require:ntia-minimum' },
+      { from: 'require:ntia-minimum', to: 'report' },
+    ]);
   });
 
   it('an unknown policy or profile is a validation error naming the choices', async () => {
-    await assert.rejects(h.sbomConformance.setPolicy('acme', 'require:iso-5962', 'cli'), /report, require:bsi-tr-03183-2-v2\.1, require:ntia-minimum/);
+    await assert.rejects(
+      h.sbomConformance.setPolicy('acme', 'require:iso-5962', 'cli'),
+      /report, require:bsi-tr-03183-2-v2\.1, require:ntia-minimum/,
+    );
     await assert.rejects(h.sbomConformance.setPolicy('acme', 'strict', 'cli'), (e: { code?: string }) => e.code === 'validation_failed');
   });
 });
@@ -164,7 +174,10 @@ describe('cra-admin org set --sbom-policy and sbom conformance', () => {
     assert.match(up.stdout, /does not conform to bsi-tr-03183-2-v2\.1: missing .*component\.hash_sha512/);
     const text = await runCli(['sbom', 'conformance', '--org', 'cli-org', '--sku', 'CAM-1'], env);
     assert.equal(text.code, 0, text.stderr);
-    assert.match(text.stdout, /^CAM-1 release 1\.0\.0 revision 1: does not conform to .*\(bsi-tr-03183-2-v2\.1\)\n {2}CycloneDX 1\.6, 3 components/);
+    assert.match(
+      text.stdout,
+      /^CAM-1 release 1\.0\.0 revision 1: does not conform to .*\(bsi-tr-03183-2-v2\.1\)\n {2}CycloneDX 1\.6, 3 components/,
+    );
     assert.match(text.stdout, /missing component\.hash_sha512 on 3 of 3 components:/);
     const json = await runCli(['sbom', 'conformance', '--org', 'cli-org', '--sku', 'CAM-1', '--json'], env);
     const report = json.json();
@@ -194,7 +207,10 @@ describe('cra-admin org set --sbom-policy and sbom conformance', () => {
     const profile = await runCli(['sbom', 'conformance', '--org', 'cli-org', '--sku', 'CAM-1', '--profile', 'nist'], env);
     assert.equal(profile.code, 1);
     assert.match(profile.stderr, /no conformance profile "nist"/);
-    const revision = await runCli(['sbom', 'conformance', '--org', 'cli-org', '--sku', 'CAM-1', '--release', '1.0.0', '--revision', '9'], env);
+    const revision = await runCli(
+      ['sbom', 'conformance', '--org', 'cli-org', '--sku', 'CAM-1', '--release', '1.0.0', '--revision', '9'],
+      env,
+    );
     assert.equal(revision.code, 1);
     assert.match(revision.stderr, /has no revision 9/);
     const other = await runCli(['sbom', 'conformance', '--org', 'other-org', '--sku', 'CAM-1'], env);
@@ -203,7 +219,7 @@ describe('cra-admin org set --sbom-policy and sbom conformance', () => {
   });
 
   it('a revision stored before reports were kept says it has none', async () => {
-    await testDb.database.db.deleteFrom('sbom_conformance').execute();
+    await testDb.database.transaction((trx) => trx.deleteFrom('sbom_conformance').execute());
     const res = await runCli(['sbom', 'conformance', '--org', 'cli-org', '--sku', 'CAM-1', '--release', '1.0.0'], env);
     assert.equal(res.code, 1);
     assert.match(res.stderr, /has no bsi-tr-03183-2-v2\.1 report: it was stored before conformance reports were kept/);

@@ -98,6 +98,11 @@ describe('SBOM ingest: revisions, duplicates, the catalogue, the registry', () =
       revision: 1,
       components: 2,
       digest: res.json().digest,
+      // The verdicts kept with the revision, one per profile (its report is read with cra-admin sbom conformance).
+      conformance: [
+        { profile: 'bsi-tr-03183-2-v2.1', profile_version: details.conformance[0].profile_version, conforms: false },
+        { profile: 'ntia-minimum', profile_version: details.conformance[1].profile_version, conforms: false },
+      ],
     });
     assert.equal((await verifyRegistry(h.database, acme.orgId)).ok, true);
   });

@@ -36,7 +36,10 @@ export function orgCommand(): Command {
     .option('--address <text>', 'postal address of the main establishment')
     .option('--contact-email <email>', 'security contact e-mail')
     .option('--member-state <code>', 'Member State of main establishment (ISO 3166-1 alpha-2, one of the 27)')
-    .option('--sbom-policy <policy>', `report (accept every valid SBOM, report its conformance) or require:PROFILE (refuse one that does not conform): ${SBOM_POLICY_WORDS.join(', ')}`)
+    .option(
+      '--sbom-policy <policy>',
+      `report (accept every valid SBOM, report its conformance) or require:PROFILE (refuse one that does not conform): ${SBOM_POLICY_WORDS.join(', ')}`,
+    )
     .action(
       action(
         async (

@@ -26,7 +26,10 @@ export function sbomCommand(): Command {
         } = await ctx.sbom.uploadSbom({ org: opts.org, sku: opts.sku, bytes, actor: 'cli' }).catch((error: unknown) => {
           // The API returns the failing paths as `details`; here they follow the message.
           if (error instanceof AppError && error.details?.length) {
-            throw new AppError(error.code, [error.message, ...error.details.map((d) => `  ${d.path === '' ? '' : `${d.path}: `}${d.message}`)].join('\n'));
+            throw new AppError(
+              error.code,
+              [error.message, ...error.details.map((d) => `  ${d.path === '' ? '' : `${d.path}: `}${d.message}`)].join('\n'),
+            );
           }
           throw error;
         });

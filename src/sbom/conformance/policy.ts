@@ -1,10 +1,5 @@
 import { AppError, type ErrorDetail } from '../../errors.js';
-import {
-  CONFORMANCE_PROFILES,
-  type ConformanceProfileId,
-  type ConformanceReport,
-  DEFAULT_CONFORMANCE_PROFILE,
-} from './conformance.js';
+import { CONFORMANCE_PROFILES, type ConformanceProfileId, type ConformanceReport, DEFAULT_CONFORMANCE_PROFILE } from './conformance.js';
 
 /**
  * An organisation's SBOM policy (sbom-conformance.md, Where it shows): `report` accepts every

@@ -81,6 +81,24 @@ export function ingestSbomRoute(
                 ),
                 summary: 'Neither CycloneDX nor SPDX in a supported version',
               },
+              notConformant: {
+                ...errorExample(
+                  'sbom_not_conformant',
+                  'the SBOM does not conform to bsi-tr-03183-2-v2.1 (2.1.0), which this organisation requires: 1 required field missing; nothing was stored',
+                  [
+                    {
+                      path: '',
+                      message:
+                        'component.hash_sha512: missing on 2 of 3 components (busybox 1.36.1: only SHA-256; openssl 3.0.15: no hash of the deployable form)',
+                      field: 'component.hash_sha512',
+                      missing: 2,
+                      examples: ['busybox 1.36.1: only SHA-256', 'openssl 3.0.15: no hash of the deployable form'],
+                    },
+                  ],
+                ),
+                summary:
+                  'The organisation requires TR-03183-2 (policy require:bsi-tr-03183-2-v2.1) and the document lacks a required field',
+              },
             },
           },
         },
@@ -95,6 +113,8 @@ export function ingestSbomRoute(
         description:
           'Stores a CycloneDX (JSON, spec 1.2–1.7) or SPDX (2.2/2.3 JSON, 3.0 JSON-LD) document as a new revision of the product release it names ' +
           "(CycloneDX metadata.component.version; SPDX: the described package's version; else the product's firmware_version; else `unversioned`). " +
+          "The answer's `conformance` says whether the document conforms to the organisation's profile (BSI TR-03183-2 v2.1 unless it chose the NTIA minimum elements) and which required fields it lacks; " +
+          'an organisation whose policy requires a profile refuses a document that does not conform (422 sbom_not_conformant, nothing stored). ' +
           'The identical document (same SHA-256 of the bytes) sent again for the same product answers 200 with the stored revision and stores nothing. ' +
           `Content-Type: ${SBOM_MEDIA_TYPES.join(', ')}. Body limit: SBOM_MAX_BYTES (50 MiB by default). Requires scope \`products:write\`. ` +
           'The SBOM bodies held at once are bounded (SBOM_INFLIGHT_BYTES, 100 MiB by default): beyond it, 503 with Retry-After. ' +
@@ -120,7 +140,8 @@ export function ingestSbomRoute(
           409: errorResponse('The product is archived (code product_archived)'),
           422: errorResponse(
             'Neither CycloneDX JSON 1.2–1.7 nor SPDX 2.2/2.3 JSON or 3.0 JSON-LD (code unsupported_sbom_format), ' +
-              'or a recognised format that fails its schema, nests deeper than 100 levels, or holds a NUL character or a lone UTF-16 surrogate (code invalid_sbom, `details` with JSON pointers)',
+              'or a recognised format that fails its schema, nests deeper than 100 levels, or holds a NUL character or a lone UTF-16 surrogate (code invalid_sbom, `details` with JSON pointers), ' +
+              "or, when the organisation's SBOM policy is require:PROFILE, a document that does not conform to PROFILE (code sbom_not_conformant, nothing stored; `details`: one per missing required field with `field`, `missing` and up to five `examples`, one per `finding`)",
           ),
           503: errorResponse(
             "Too many SBOM bodies are held at once, or this organisation's bodies hold its share (half of the bound), or the database is unreachable for now (code service_unavailable); nothing was stored",

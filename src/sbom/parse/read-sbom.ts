@@ -190,18 +190,23 @@ export function readSbomSlices(
   let count = 0;
   // The largest name prefix (the keys' first 3 bytes) of the slices handed over so far.
   let handedUpTo = -1;
-  const { detected, conformance, releaseVersion, subjectCpes, buildVerdicts } = readSbomDocument(document, mayHoldUnstorable, (c) => {
-    slice.add(c, handedUpTo);
-    count++;
-    if (slice.count === size) {
-      if (slice.below * SLICE_OVERLAP_ONE_IN > slice.count) size = Number.POSITIVE_INFINITY;
-      else {
-        handedUpTo = Math.max(handedUpTo, slice.largestPrefix);
-        onSlice(slice.take(count - size));
-        size = Math.min(2 * size, sizes.largest);
+  const { detected, conformance, releaseVersion, subjectCpes, buildVerdicts } = readSbomDocument(
+    document,
+    mayHoldUnstorable,
+    (c) => {
+      slice.add(c, handedUpTo);
+      count++;
+      if (slice.count === size) {
+        if (slice.below * SLICE_OVERLAP_ONE_IN > slice.count) size = Number.POSITIVE_INFINITY;
+        else {
+          handedUpTo = Math.max(handedUpTo, slice.largestPrefix);
+          onSlice(slice.take(count - size));
+          size = Math.min(2 * size, sizes.largest);
+        }
       }
-    }
-  }, require);
+    },
+    require,
+  );
   if (slice.count > 0 || count === 0) onSlice(slice.take(count - slice.count));
   return { detected, releaseVersion, subjectCpes, buildVerdicts, count, conformance };
 }

@@ -4,7 +4,12 @@ import type { OrgService } from '../../orgs/orgs.service.js';
 import type { ProductService } from '../../products/products.service.js';
 import { appendRegistryEntry } from '../../registry/append-entry.js';
 import { iso, systemClock, type Clock } from '../../shared/time.js';
-import { CONFORMANCE_PROFILES, isConformanceProfile, type ConformanceProfileId, type ConformanceReport } from '../conformance/conformance.js';
+import {
+  CONFORMANCE_PROFILES,
+  isConformanceProfile,
+  type ConformanceProfileId,
+  type ConformanceReport,
+} from '../conformance/conformance.js';
 import { parseSbomPolicy, policyProfile, sbomPolicyText, storedSbomPolicy, type SbomPolicy } from '../conformance/policy.js';
 import { conformanceRepo, type ConformanceSummary } from '../store/conformance.repo.js';
 import { sbomHistoryRepo, type RevisionListing } from './sbom-history.repo.js';
@@ -93,7 +98,10 @@ export function createSbomConformanceService(database: Database, orgs: OrgServic
     },
 
     /** The summaries of revisions' reports under the organisation's profile (console badges), by revision id. */
-    async summaries(orgId: string, sbomIds: readonly string[]): Promise<{ profile: ConformanceProfileId; bySbom: Map<string, ConformanceSummary> }> {
+    async summaries(
+      orgId: string,
+      sbomIds: readonly string[],
+    ): Promise<{ profile: ConformanceProfileId; bySbom: Map<string, ConformanceSummary> }> {
       const profile = policyProfile(await policyOf(orgId));
       return { profile, bySbom: await conformanceRepo.summaries(database.db, sbomIds, profile) };
     },

@@ -185,7 +185,11 @@ export function createSbomIngestService(
                 revision,
                 components: count,
                 digest,
-                conformance: reading.conformance.map((r) => ({ profile: r.profile, profile_version: r.profile_version, conforms: r.conforms })),
+                conformance: reading.conformance.map((r) => ({
+                  profile: r.profile,
+                  profile_version: r.profile_version,
+                  conforms: r.conforms,
+                })),
               },
             },
             at,

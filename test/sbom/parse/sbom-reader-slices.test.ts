@@ -22,15 +22,11 @@ describe('SBOM reader slices', () => {
     let trace: ReadTrace | undefined;
     // In the chunks a request body arrives in.
     const chunks = [bytes.subarray(0, 1_000_000), bytes.subarray(1_000_000)].map((chunk) => Buffer.from(chunk));
-    const summary = await reader.read(
-      chunks,
-      (slice) => heard.push({ slice, at: epochNow() }),
-      {
-        onTrace: (t) => {
-          trace = t;
-        },
+    const summary = await reader.read(chunks, (slice) => heard.push({ slice, at: epochNow() }), {
+      onTrace: (t) => {
+        trace = t;
       },
-    );
+    });
     assert.equal(summary.count, 60_000);
     assert.deepEqual(summary.detected, whole.detected);
     assert.ok(
