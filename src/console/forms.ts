@@ -43,6 +43,7 @@ export function serviceErrors(error: unknown, field = '_form'): FieldErrors {
       'conflict',
       'product_archived',
       'invalid_sbom',
+      'sbom_not_conformant',
       'unsupported_sbom_format',
       'invalid_json',
       'product_not_found',
@@ -52,7 +53,7 @@ export function serviceErrors(error: unknown, field = '_form'): FieldErrors {
     if (error.details?.length && field !== '_form')
       errors[field] = `${error.message}: ${error.details
         .slice(0, 3)
-        .map((d) => `${d.path} ${d.message}`)
+        .map((d) => (d.path === '' ? d.message : `${d.path} ${d.message}`))
         .join('; ')}`;
     return errors;
   }

@@ -1,6 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { SBOM_POLICY_WORDS } from '../sbom/conformance/policy.js';
 import { MEMBER_STATES } from '../shared/member-states.js';
+import { AppError } from '../errors.js';
 import { actorOf, type ConsoleDeps } from './context.js';
 import { type FieldErrors, parseForm, serviceErrors } from './forms.js';
 import { orgSlug, render } from './render.js';
@@ -24,6 +26,17 @@ const DetailsForm = Type.Object({
   }),
 });
 
+/** The SBOM policies in words (sbom-conformance.md, Where it shows). */
+const POLICY_LABELS: Record<(typeof SBOM_POLICY_WORDS)[number], string> = {
+  report: 'Accept every valid SBOM and report its conformance',
+  'require:bsi-tr-03183-2-v2.1': 'Refuse an SBOM that does not conform to BSI TR-03183-2 v2.1',
+  'require:ntia-minimum': 'Refuse an SBOM that lacks an NTIA minimum element',
+};
+
+const PolicyForm = Type.Object({
+  sbom_policy: Type.String({ minLength: 1, maxLength: 100, message: 'Choose an SBOM policy.' }),
+});
+
 export function registerOrganisationPage(org: FastifyInstance, deps: ConsoleDeps): void {
   async function page(
     request: FastifyRequest,
@@ -31,7 +44,10 @@ export function registerOrganisationPage(org: FastifyInstance, deps: ConsoleDeps
     extra: { errors?: FieldErrors; values?: Record<string, unknown>; notice?: string } = {},
     status = 200,
   ) {
-    const details = await deps.orgs.describeOrg(orgSlug(request));
+    const [details, sbomPolicy] = await Promise.all([
+      deps.orgs.describeOrg(orgSlug(request)),
+      deps.sbomConformance.policy(orgSlug(request)),
+    ]);
     const values = extra.values ?? {
       legal_name: details.legal_name ?? '',
       postal_address: details.postal_address ?? '',
@@ -42,7 +58,16 @@ export function registerOrganisationPage(org: FastifyInstance, deps: ConsoleDeps
       request,
       reply,
       'organisation',
-      { title: 'Organisation', section: 'organisation', details, memberStates: MEMBER_STATES, ...extra, values },
+      {
+        title: 'Organisation',
+        section: 'organisation',
+        details,
+        memberStates: MEMBER_STATES,
+        sbomPolicy: sbomPolicy.policy,
+        policyChoices: SBOM_POLICY_WORDS.map((value) => ({ value, label: POLICY_LABELS[value] })),
+        ...extra,
+        values,
+      },
       status,
     );
   }
@@ -63,6 +88,18 @@ export function registerOrganisationPage(org: FastifyInstance, deps: ConsoleDeps
       );
     } catch (error) {
       return page(request, reply, { errors: serviceErrors(error), values: v }, 400);
+    }
+    return redirect(request, reply, `/console/o/${encodeURIComponent(orgSlug(request))}/organisation?saved=1`);
+  });
+
+  // The SBOM policy (sbom-conformance.md): the same service as `cra-admin org set --sbom-policy`.
+  org.post('/organisation/sbom-policy', { config: { permission: 'settings' } }, async (request, reply) => {
+    const form = parseForm(PolicyForm, request.body);
+    try {
+      if (!form.ok) throw new AppError('validation_failed', form.errors.sbom_policy ?? 'Choose an SBOM policy.');
+      await deps.sbomConformance.setPolicy(orgSlug(request), form.value.sbom_policy, actorOf(request.viewer!));
+    } catch (error) {
+      return page(request, reply, { errors: serviceErrors(error, 'sbom_policy') }, 400);
     }
     return redirect(request, reply, `/console/o/${encodeURIComponent(orgSlug(request))}/organisation?saved=1`);
   });

@@ -19,6 +19,7 @@ import { registerFeedsPage } from './feeds.page.js';
 import { registerKeyPages } from './keys.page.js';
 import { registerMemberPages } from './members.page.js';
 import { registerOrganisationPage } from './organisation.page.js';
+import { registerConformancePages } from './conformance.page.js';
 import { registerPortfolioPages } from './portfolio.page.js';
 import { registerProductPages } from './products.page.js';
 import { registerSbomUpload } from './sbom-upload.page.js';
@@ -94,6 +95,7 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
           registerCasePages(org, deps);
           registerKeyPages(org, deps);
           registerProductPages(org, deps);
+          registerConformancePages(org, deps);
           registerPortfolioPages(org, deps);
           registerVulnerabilityPages(org, deps);
           registerCpeCandidatesPage(org, deps);

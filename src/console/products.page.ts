@@ -10,6 +10,8 @@ import { pageOf, ROWS_PER_PAGE } from './paging.js';
 import { orgSlug, render } from './render.js';
 import { redirect } from './session.js';
 import { productVulnerabilities } from './vulnerabilities.page.js';
+import { conformanceBadge, conformanceFilterOf, passesConformanceFilter } from './conformance.page.js';
+import { PROFILES } from '../sbom/conformance/conformance.js';
 
 // Products: the catalogue, one product with its SBOM revisions and a revision's components.
 // The SBOM upload form is sbom-upload.page.ts.
@@ -72,6 +74,11 @@ export async function productPage(
     deps.sbomHistory.revisions(orgSlug(request), product.sku),
     productVulnerabilities(deps, orgSlug(request), product.sku),
   ]);
+  const conformance = await deps.sbomConformance.summaries(
+    product.org_id,
+    revisions.map((r) => r.id),
+  );
+  const badges = new Map(revisions.map((r) => [r.id, conformanceBadge(conformance.bySbom.get(r.id))]));
   return render(
     request,
     reply,
@@ -81,6 +88,8 @@ export async function productPage(
       section: 'products',
       product,
       revisions,
+      badges,
+      conformanceProfile: PROFILES[conformance.profile].title,
       vulns,
       productBase: `${productsUrl(request)}/${encodeURIComponent(product.sku)}`,
       ...extra,
@@ -94,9 +103,31 @@ export function registerProductPages(org: FastifyInstance, deps: ConsoleDeps): v
   const skuOf = (request: FastifyRequest) => (request.params as { sku: string }).sku;
 
   org.get('/products', { config: { permission: 'read' } }, async (request, reply) => {
-    const { rows: products, ...paging } = pageOf(request, await deps.products.listProducts(orgSlug(request)), PRODUCTS_PER_PAGE);
+    const [all, latest] = await Promise.all([
+      deps.products.listProducts(orgSlug(request)),
+      deps.sbomConformance.latestByProduct(orgSlug(request)),
+    ]);
+    const filter = conformanceFilterOf(request);
+    const shown = all.filter((p) => passesConformanceFilter(filter, latest.byProduct.get(p.id)));
+    const { rows, ...paging } = pageOf(request, shown, PRODUCTS_PER_PAGE);
+    const products = rows.map((p) => {
+      const newest = latest.byProduct.get(p.id);
+      const href = newest
+        ? `${base(request)}/${encodeURIComponent(p.sku)}/releases/${encodeURIComponent(newest.release_version)}/revisions/${newest.revision}/conformance`
+        : null;
+      return { ...p, conformance: newest ? { badge: conformanceBadge(newest.summary), href: newest.summary ? href : null } : null };
+    });
     const steps = firstSteps(apiBaseUrl(request, deps.config), orgSlug(request), EXAMPLE_SKU);
-    return render(request, reply, 'products', { title: 'Products', section: 'products', products, steps, ...paging });
+    return render(request, reply, 'products', {
+      title: 'Products',
+      section: 'products',
+      products,
+      steps,
+      filter: filter ?? '',
+      catalogueSize: all.length,
+      conformanceProfile: PROFILES[latest.profile].title,
+      ...paging,
+    });
   });
 
   const formPage = (
@@ -180,7 +211,16 @@ export function registerProductPages(org: FastifyInstance, deps: ConsoleDeps): v
     );
     const pages = Math.max(1, Math.ceil(revision.components / COMPONENTS_PER_PAGE));
     const productBase = `${base(request)}/${encodeURIComponent(params.sku)}`;
+    const conformance = await deps.sbomConformance.summaries(request.viewer!.org!.org_id, [revision.id]);
+    const summary = conformance.bySbom.get(revision.id);
     return render(request, reply, 'revision', {
+      conformance: {
+        badge: conformanceBadge(summary),
+        profile: PROFILES[conformance.profile].title,
+        href: summary
+          ? `${base(request)}/${encodeURIComponent(params.sku)}/releases/${encodeURIComponent(revision.release_version)}/revisions/${revision.revision}/conformance`
+          : null,
+      },
       title: `${params.sku} ${revision.release_version} revision ${revision.revision}`,
       section: 'products',
       sku: params.sku,

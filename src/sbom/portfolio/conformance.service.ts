@@ -11,13 +11,18 @@ import {
   type ConformanceReport,
 } from '../conformance/conformance.js';
 import { parseSbomPolicy, policyProfile, sbomPolicyText, storedSbomPolicy, type SbomPolicy } from '../conformance/policy.js';
-import { conformanceRepo, type ConformanceSummary } from '../store/conformance.repo.js';
+import { conformanceRepo, type ConformanceSummary, type LatestRevision } from '../store/conformance.repo.js';
 import { sbomHistoryRepo, type RevisionListing } from './sbom-history.repo.js';
 
 /** Which revision: the product's newest (newest release, newest revision), or of a release, or one revision of it. */
 export interface RevisionChoice {
   release?: string | undefined;
   revision?: number | undefined;
+}
+
+/** A product's newest revision and its report's summary (none for a revision stored before reports were kept). */
+export interface LatestConformance extends LatestRevision {
+  summary: ConformanceSummary | undefined;
 }
 
 /** A revision's report under one profile. */
@@ -36,7 +41,9 @@ export function createSbomConformanceService(database: Database, orgs: OrgServic
   async function chooseRevision(productId: string, sku: string, choice: RevisionChoice): Promise<RevisionListing> {
     const all = await sbomHistoryRepo.revisions(database.db, productId);
     if (all.length === 0) throw new AppError('not_found', `product "${sku}" has no SBOM yet`);
-    const release = choice.release ?? all[0]!.release_version;
+    // By default the release that received the latest SBOM.
+    const newest = all.reduce((a, b) => (b.ingested_at > a.ingested_at ? b : a));
+    const release = choice.release ?? newest.release_version;
     const ofRelease = all.filter((r) => r.release_version === release);
     if (ofRelease.length === 0) throw new AppError('not_found', `product "${sku}" has no release "${release}"`);
     if (choice.revision === undefined) return ofRelease[0]!;
@@ -95,6 +102,22 @@ export function createSbomConformanceService(database: Database, orgs: OrgServic
         );
       }
       return { sku: product.sku, revision, report };
+    },
+
+    /**
+     * Each product's newest revision with its report's summary under the organisation's profile
+     * (undefined when it has none), by product id: the Products page's badges and filter, Today.
+     */
+    async latestByProduct(orgSlug: string): Promise<{ profile: ConformanceProfileId; byProduct: Map<string, LatestConformance> }> {
+      const org = await orgs.requireOrg(orgSlug);
+      const profile = policyProfile(await policyOf(org.id));
+      const latest = await conformanceRepo.latestRevisions(database.db, org.id);
+      const summaries = await conformanceRepo.summaries(
+        database.db,
+        latest.map((l) => l.sbom_id),
+        profile,
+      );
+      return { profile, byProduct: new Map(latest.map((l) => [l.product_id, { ...l, summary: summaries.get(l.sbom_id) }])) };
     },
 
     /** The summaries of revisions' reports under the organisation's profile (console badges), by revision id. */

@@ -22,7 +22,40 @@ function summaryOf(row: { profile: string; profile_version: string; conforms: nu
   };
 }
 
+/** A product's newest revision (the one most recently ingested). */
+export interface LatestRevision {
+  product_id: string;
+  sbom_id: string;
+  release_version: string;
+  revision: number;
+}
+
 export const conformanceRepo = {
+  /** Each product's newest revision (the most recently ingested; of two at once, the later revision), for the organisation's products that have one. */
+  latestRevisions(db: Executor, orgId: string): Promise<LatestRevision[]> {
+    return db
+      .selectFrom('sbom_revisions as s')
+      .innerJoin('releases as r', 'r.id', 's.release_id')
+      .select(['s.product_id', 's.id as sbom_id', 'r.version as release_version', 's.revision'])
+      .where('s.org_id', '=', orgId)
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('sbom_revisions as n')
+              .select('n.id')
+              .whereRef('n.product_id', '=', 's.product_id')
+              .where((eb) =>
+                eb.or([
+                  eb('n.ingested_at', '>', eb.ref('s.ingested_at')),
+                  eb.and([eb('n.ingested_at', '=', eb.ref('s.ingested_at')), eb('n.id', '>', eb.ref('s.id'))]),
+                ]),
+              ),
+          ),
+        ),
+      )
+      .execute();
+  },
+
   /** The organisation's SBOM policy: `report` or `require:<profile id>`. */
   async policyOf(db: Executor, orgId: string): Promise<string> {
     const row = await db.selectFrom('organisations').select('sbom_policy').where('id', '=', orgId).executeTakeFirst();
