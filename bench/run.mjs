@@ -6,6 +6,7 @@
 // with DATABASE_URL=postgres://… they run on a scratch database of that PostgreSQL server),
 // --only console (sign-in and each console page with 1,000 products and 1,000 cases, bench/console.mjs),
 // --only sbom-portfolio (new and known components on a 1,000,000-reference portfolio, bench/sbom-portfolio.mjs),
+// --only sbom-check (`cra-admin sbom check` of 100,000 components against upload's parse of it, bench/sbom-check.mjs),
 // --only vulns (OSV import rate and memory, re-matching, finding list, findings of a new SBOM:
 // bench/vulns.mjs and bench/vulns-match.mjs; DATABASE_URL=postgres://… for PostgreSQL).
 import { writeFileSync } from 'node:fs';
@@ -70,6 +71,18 @@ if (only?.length === 1 && only[0] === 'sbom-portfolio') {
     `${JSON.stringify(results, null, 2)}\n`,
   );
   console.log(`wrote bench/results-sbom-portfolio-${backend}.json`);
+  process.exit(0);
+}
+if (only?.length === 1 && only[0] === 'sbom-check') {
+  // `cra-admin sbom check` against the upload's parse of the same 100,000-component document, each a
+  // process, alternating (bench/sbom-check.mjs): written to bench/results-sbom-check.json.
+  const { runSbomCheckBench } = await import('./sbom-check.mjs');
+  const check = await runSbomCheckBench({ runs: sbomRuns });
+  for (const row of check.rows) console.log(JSON.stringify(row));
+  console.log(`sbom check / upload parse: ${check.ratio} (goal ≤ ${check.goal})`);
+  const results = { measured_at: new Date().toISOString(), machine: { cpus: cpus().length, node: process.version }, ...check };
+  writeFileSync(fileURLToPath(new URL('./results-sbom-check.json', import.meta.url)), `${JSON.stringify(results, null, 2)}\n`);
+  console.log('wrote bench/results-sbom-check.json');
   process.exit(0);
 }
 const sbomOnly = only?.length === 1 && only[0] === 'sbom';

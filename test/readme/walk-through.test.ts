@@ -24,6 +24,7 @@ export const WALK_THROUGH_FILES = [
   'README.md',
   'docs/api.md',
   'docs/sbom.md',
+  'docs/sbom-conformance.md',
   'docs/vulnerabilities.md',
   'docs/firmware-matching.md',
   'docs/art14.md',
