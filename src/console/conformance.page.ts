@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 import { CONFORMANCE_PROFILES, isConformanceProfile, PROFILES } from '../sbom/conformance/conformance.js';
-import type { ConformanceSummary } from '../sbom/store/conformance.repo.js';
+import type { ConformanceSummary } from '../sbom/portfolio/conformance.service.js';
 import type { ConsoleDeps } from './context.js';
 import { orgSlug, render } from './render.js';
 

@@ -14,6 +14,8 @@ import { parseSbomPolicy, policyProfile, sbomPolicyText, storedSbomPolicy, type 
 import { conformanceRepo, type ConformanceSummary, type LatestRevision } from '../store/conformance.repo.js';
 import { sbomHistoryRepo, type RevisionListing } from './sbom-history.repo.js';
 
+export type { ConformanceSummary };
+
 /** Which revision: the product's newest (newest release, newest revision), or of a release, or one revision of it. */
 export interface RevisionChoice {
   release?: string | undefined;
