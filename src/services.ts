@@ -18,6 +18,7 @@ import { createRegistryService } from './registry/registry.service.js';
 import { createSbomReader } from './sbom/parse/sbom-reader.js';
 import { createPortfolioService } from './sbom/portfolio/portfolio.service.js';
 import { createSbomHistoryService } from './sbom/portfolio/sbom-history.service.js';
+import { createSbomDocumentService } from './sbom/portfolio/sbom-documents.service.js';
 import { createSbomIngestService } from './sbom/store/ingest.service.js';
 import { createSecretBox, derivedKey } from './shared/secret-box.js';
 import { systemClock, type Clock } from './shared/time.js';
@@ -80,6 +81,7 @@ export function createServices({
   const secrets = webhookSecrets(consoleOptions?.secret ?? null);
   const idleMs = (consoleOptions?.idleMinutes ?? DEFAULT_SESSION_LIMITS.idleMs / 60_000) * 60_000;
   const sbomReader = createSbomReader();
+  const sbomDocuments = createSbomDocumentService(database, orgs, products);
   // Case changes write their webhook events to the outbox themselves, in their own transaction
   // (cases/case-events.ts): the one seam between the workflow and webhooks.
   const caseOptions = { clock };
@@ -125,7 +127,8 @@ export function createServices({
     cases,
     triage: createTriageService(database, orgs, caseOptions),
     reports,
-    evidence: createCaseEvidenceService(database, orgs, cases, reports, { clock }),
+    // The bundle holds the documents as received of the revisions it names, read through sbom/.
+    evidence: createCaseEvidenceService(database, orgs, cases, reports, { clock, documents: sbomDocuments }),
     compliance: createComplianceService(database, orgs, clock),
     sbomReader,
     sbom: createSbomIngestService(database, orgs, products, sbomReader, {
@@ -134,6 +137,7 @@ export function createServices({
       onStored: (productId, componentIds, revision) => vulns.afterIngest(productId, componentIds, revision),
     }),
     sbomHistory: createSbomHistoryService(database, orgs, products),
+    sbomDocuments,
     users: createUserService(database, orgs, { clock, box, sessions: { ...DEFAULT_SESSION_LIMITS, idleMs } }),
     /** First-run set-up: the one-time link that creates the first organisation and its owner. */
     setup: createSetupService(database, orgs, { clock, box, sessions: { ...DEFAULT_SESSION_LIMITS, idleMs } }),

@@ -13,6 +13,7 @@ import type { ProductService } from '../products/products.service.js';
 import type { RegistryService } from '../registry/registry.service.js';
 import type { BodyBudget } from '../sbom/http/body-budget.js';
 import type { PortfolioService } from '../sbom/portfolio/portfolio.service.js';
+import type { SbomDocumentService } from '../sbom/portfolio/sbom-documents.service.js';
 import type { SbomHistoryService } from '../sbom/portfolio/sbom-history.service.js';
 import type { SbomIngestService } from '../sbom/store/ingest.service.js';
 import type { Clock } from '../shared/time.js';
@@ -40,6 +41,7 @@ export interface ConsoleDeps {
   products: ProductService;
   sbom: SbomIngestService;
   sbomHistory: SbomHistoryService;
+  sbomDocuments: SbomDocumentService;
   portfolio: PortfolioService;
   incidents: IncidentService;
   triage: TriageService;

@@ -85,6 +85,7 @@ export const CONSOLE_ROUTES: Record<string, Expected> = {
   [`POST ${O}/products/:sku/archive`]: OWNER_ADMIN,
   [`POST ${O}/products/:sku/sbom`]: ANALYSTS,
   [`GET ${O}/products/:sku/releases/:version/revisions/:revision`]: MEMBERS,
+  [`GET ${O}/products/:sku/releases/:version/revisions/:revision/document`]: MEMBERS,
   [`GET ${O}/products/:sku/releases/:version/diff`]: MEMBERS,
   [`GET ${O}/products/:sku/releases/:version/vex/:format`]: MEMBERS,
   [`GET ${O}/components`]: MEMBERS,

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError } from 'commander';
 import { AppError } from '../../errors.js';
 import { action } from '../context.js';
+import { sbomDownloadCommand } from './sbom-download.js';
 
 export function sbomCommand(): Command {
   const sbom = new Command('sbom').description("SBOMs of the organisation's products");
@@ -54,6 +55,7 @@ export function sbomCommand(): Command {
         return { json: diff, text };
       }),
     );
+  sbom.addCommand(sbomDownloadCommand());
   return sbom;
 }
 
@@ -61,7 +63,7 @@ export function sbomCommand(): Command {
 const MAX_REVISION = 2_147_483_647;
 
 /** Digits only, as written (Number() would also take 1e0, 0x1 and 99999999999999999999, rounded). */
-function revisionNumber(value: string): number {
+export function revisionNumber(value: string): number {
   if (!/^[1-9]\d{0,9}$/.test(value) || Number(value) > MAX_REVISION) {
     throw new InvalidArgumentError(`expected a revision number (1, 2, … up to ${MAX_REVISION})`);
   }

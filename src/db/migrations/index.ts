@@ -16,6 +16,7 @@ import { abbreviatedComponents } from './015-abbreviated-components.js';
 import { namePrefixedKeys } from './016-name-prefixed-keys.js';
 import { sealedCreditLines } from './017-sealed-credit-lines.js';
 import { firmware } from './018-firmware.js';
+import { sbomDocuments } from './019-sbom-documents.js';
 
 /**
  * Every migration, in name order (the order they run in; a later-numbered one may land first,
@@ -39,4 +40,5 @@ export const migrations: readonly PortableMigration[] = [
   namePrefixedKeys,
   sealedCreditLines,
   firmware,
+  sbomDocuments,
 ];

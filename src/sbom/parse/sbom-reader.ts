@@ -68,13 +68,14 @@ export interface SbomReader {
    * slice has been heard when the promise resolves; none is heard after it settles. Each buffer
    * alone on its memory moves to the worker without a copy (a slice of a shared one is copied),
    * so the caller must not use them afterwards; the slices' columns move back the same way.
-   * `onTrace` hears which thread read it, and when.
+   * `onTrace` hears which thread read it, and when. `compressed` is the document as it is
+   * kept (document-codec.ts), compressed in the worker's process off the event loop.
    */
   read(
     bytes: Buffer | readonly Buffer[],
     onSlice: (slice: ReadingSlice) => void,
     onTrace?: (trace: ReadTrace) => void,
-  ): Promise<ReadingSummary>;
+  ): Promise<ReadingSummary & { compressed: Uint8Array }>;
   /**
    * Starts the workers now; the small lane's warm up in the background (SMALL_LANE_WARM_UP), so
    * the first uploads wait neither for a compilation (~0.1–0.5 s) nor for V8 to get up to speed.
@@ -160,7 +161,7 @@ export function createSbomReader(): SbomReader {
         expected = answer.slices;
         if (heard >= expected) resolve();
         await allHeard;
-        return answer.summary;
+        return { ...answer.summary, compressed: answer.compressed };
       } finally {
         port1.close();
       }
