@@ -1,6 +1,5 @@
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { action } from '../context.js';
-import { revisionNumber } from './sbom.js';
 
 /** `sbom download`: a revision's document as received, byte for byte on stdout. */
 export function sbomDownloadCommand(): Command {
@@ -22,4 +21,15 @@ export function sbomDownloadCommand(): Command {
         return { raw: bytes, json: { ...document, bytes: bytes.byteLength }, text: '' };
       }),
     );
+}
+
+/** The largest revision the column holds (a 32-bit integer on both databases). */
+const MAX_REVISION = 2_147_483_647;
+
+/** Digits only, as written (Number() would also take 1e0, 0x1 and 99999999999999999999, rounded). */
+export function revisionNumber(value: string): number {
+  if (!/^[1-9]\d{0,9}$/.test(value) || Number(value) > MAX_REVISION) {
+    throw new InvalidArgumentError(`expected a revision number (1, 2, … up to ${MAX_REVISION})`);
+  }
+  return Number(value);
 }

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { AppError } from '../../errors.js';
 import { action } from '../context.js';
-import { sbomDownloadCommand } from './sbom-download.js';
+import { revisionNumber, sbomDownloadCommand } from './sbom-download.js';
 
 export function sbomCommand(): Command {
   const sbom = new Command('sbom').description("SBOMs of the organisation's products");
@@ -57,15 +57,4 @@ export function sbomCommand(): Command {
     );
   sbom.addCommand(sbomDownloadCommand());
   return sbom;
-}
-
-/** The largest revision the column holds (a 32-bit integer on both databases). */
-const MAX_REVISION = 2_147_483_647;
-
-/** Digits only, as written (Number() would also take 1e0, 0x1 and 99999999999999999999, rounded). */
-export function revisionNumber(value: string): number {
-  if (!/^[1-9]\d{0,9}$/.test(value) || Number(value) > MAX_REVISION) {
-    throw new InvalidArgumentError(`expected a revision number (1, 2, … up to ${MAX_REVISION})`);
-  }
-  return Number(value);
 }
