@@ -3,14 +3,16 @@ import { brotliCompress, brotliDecompress, constants } from 'node:zlib';
 import { AppError } from '../../errors.js';
 import { sha256InSteps } from '../../shared/sha256-in-steps.js';
 
-// How a document as received is kept: brotli at quality 4. Measured on CycloneDX documents
-// (docs/benchmarks.md, "Stored documents"): 10,000 components with random SHA-256 hashes
-// (5.5 MB) to 10.8 % in ~0.3 s, where gzip -6 gives 11.7 % and -9 11.5 % in 0.2–0.5 s, and
-// brotli 9 10.8 % in 1.6 s, 11 8.4 % in 40 s. Both directions run on libuv's thread pool
-// (zlib's async functions), never on the event loop.
+// How a document as received is kept: brotli at quality 1. Measured on the bench's CycloneDX
+// 1.6 documents of 10,000 components (docs/benchmarks.md, "Stored documents"): with random
+// SHA-256 hashes (3.6 MB) brotli 1 keeps 16.6 % in ~40 ms, brotli 4 16.4 % in ~240 ms, gzip -6
+// 17.2 % in ~110 ms, gzip -1 18.9 % in ~25 ms; only brotli 10 (14.2 %) goes lower, in 17 s. On
+// the bench's own document (repeating hashes) brotli 1 keeps 8.3 % in ~20 ms. The time counts:
+// it is spent inside every ingest, on the same two cores. Both directions run on libuv's thread
+// pool (zlib's async functions), never on an event loop.
 
 export const DOCUMENT_ENCODING = 'br' as const;
-const QUALITY = 4;
+const QUALITY = 1;
 
 const compress = promisify(brotliCompress);
 const decompress = promisify(brotliDecompress);
@@ -18,12 +20,22 @@ const decompress = promisify(brotliDecompress);
 /** The document's bytes, compressed as they are kept. */
 export function compressDocument(bytes: Uint8Array): Promise<Buffer> {
   return compress(bytes, {
+    // zlib hands each output chunk back to the calling thread before it goes on. The worker's
+    // thread is busy reading the document meanwhile, so with the default 16 KiB chunks the
+    // compression would wait for it after each one; room for the whole output in one chunk
+    // lets it run alongside the reading, start to end.
+    chunkSize: chunkFor(bytes.byteLength),
     params: {
       [constants.BROTLI_PARAM_QUALITY]: QUALITY,
       [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
       [constants.BROTLI_PARAM_SIZE_HINT]: bytes.byteLength,
     },
   });
+}
+
+/** Output room for one zlib step: a compressed document's size is well under a third of its bytes. */
+function chunkFor(byteLength: number): number {
+  return Math.min(64 * 1024 * 1024, Math.max(64 * 1024, Math.ceil(byteLength / 3)));
 }
 
 /** What is needed to give a kept document back and to tell it is the one received. */
@@ -49,7 +61,10 @@ export async function openDocument(kept: KeptDocument, what: string): Promise<Bu
   let bytes: Buffer;
   try {
     // Never more than the size recorded: a row altered to inflate further stops there.
-    bytes = await decompress(kept.content, { maxOutputLength: Math.max(1, kept.size) });
+    bytes = await decompress(kept.content, {
+      maxOutputLength: Math.max(1, kept.size),
+      chunkSize: Math.min(64 * 1024 * 1024, Math.max(64 * 1024, kept.size)),
+    });
   } catch {
     throw corrupt('it does not decompress');
   }
