@@ -19,6 +19,7 @@ import { createSbomReader } from './sbom/parse/sbom-reader.js';
 import { createPortfolioService } from './sbom/portfolio/portfolio.service.js';
 import { createSbomHistoryService } from './sbom/portfolio/sbom-history.service.js';
 import { createSbomConformanceService } from './sbom/portfolio/conformance.service.js';
+import { createSbomDocumentService } from './sbom/portfolio/sbom-documents.service.js';
 import { createSbomIngestService } from './sbom/store/ingest.service.js';
 import { createSecretBox, derivedKey } from './shared/secret-box.js';
 import { systemClock, type Clock } from './shared/time.js';
@@ -81,6 +82,7 @@ export function createServices({
   const secrets = webhookSecrets(consoleOptions?.secret ?? null);
   const idleMs = (consoleOptions?.idleMinutes ?? DEFAULT_SESSION_LIMITS.idleMs / 60_000) * 60_000;
   const sbomReader = createSbomReader();
+  const sbomDocuments = createSbomDocumentService(database, orgs, products);
   // Case changes write their webhook events to the outbox themselves, in their own transaction
   // (cases/case-events.ts): the one seam between the workflow and webhooks.
   const caseOptions = { clock };
@@ -126,7 +128,8 @@ export function createServices({
     cases,
     triage: createTriageService(database, orgs, caseOptions),
     reports,
-    evidence: createCaseEvidenceService(database, orgs, cases, reports, { clock }),
+    // The bundle holds the documents as received of the revisions it names, read through sbom/.
+    evidence: createCaseEvidenceService(database, orgs, cases, reports, { clock, documents: sbomDocuments }),
     compliance: createComplianceService(database, orgs, clock),
     sbomReader,
     sbom: createSbomIngestService(database, orgs, products, sbomReader, {
@@ -137,6 +140,7 @@ export function createServices({
     sbomHistory: createSbomHistoryService(database, orgs, products),
     /** The organisation's SBOM policy and each revision's conformance reports (sbom-conformance.md). */
     sbomConformance: createSbomConformanceService(database, orgs, products, clock),
+    sbomDocuments,
     users: createUserService(database, orgs, { clock, box, sessions: { ...DEFAULT_SESSION_LIMITS, idleMs } }),
     /** First-run set-up: the one-time link that creates the first organisation and its owner. */
     setup: createSetupService(database, orgs, { clock, box, sessions: { ...DEFAULT_SESSION_LIMITS, idleMs } }),

@@ -17,6 +17,11 @@ import { csafAdvisory } from './csaf-advisory.js';
 import { CATALOGUE_VERSION, type ReportFields } from './report-catalogue.js';
 import { assertStorableText } from '../shared/storable-text.js';
 
+/** A revision's document as received, or why the bundle has none (sbom-documents.service.ts's shape). */
+export type RevisionDocumentBytes =
+  | { sbom_id: string; digest: string; bytes: Buffer }
+  | { sbom_id: string; digest: string; missing: string };
+
 // 14(8) advisories and the evidence bundle of a case (art14.md "Informing users", "Evidence").
 
 export const EVIDENCE_FORMAT = 'cra-case-evidence/1';
@@ -39,7 +44,11 @@ export function createCaseEvidenceService(
   orgs: OrgService,
   cases: CaseService,
   reports: CaseReportService,
-  options: { clock?: Clock } = {},
+  options: {
+    clock?: Clock;
+    /** The documents as received of an organisation's revisions (sbom/portfolio/sbom-documents.service.ts). */
+    documents?: { documentsOf(orgId: string, sbomIds: readonly string[]): Promise<RevisionDocumentBytes[]> };
+  } = {},
 ) {
   const clock = options.clock ?? systemClock;
 
@@ -132,6 +141,11 @@ export function createCaseEvidenceService(
       const entries = await caseContextRepo.registryEntries(database.db, org.id, subjects);
       const product = kase.product_sku ? await productsRepo.findBySku(database.db, org.id, kase.product_sku) : undefined;
       const revisions = product ? await caseContextRepo.revisionsCurrentAt(database.db, product.id, kase.aware_at) : [];
+      const documents =
+        (await options.documents?.documentsOf(
+          org.id,
+          revisions.map((r) => r.sbom_id),
+        )) ?? [];
       const [head, verification] = [await registryRepo.head(database.db, org.id), await verifyRegistry(database, org.id)];
       return {
         format: EVIDENCE_FORMAT,
@@ -167,6 +181,19 @@ export function createCaseEvidenceService(
           ? { sku: product.sku, name: product.name, markets: product.markets ? (JSON.parse(product.markets) as string[]) : null }
           : null,
         sbom_revisions_at_awareness: revisions,
+        /**
+         * The documents as received of those revisions: the manifest names each by revision with
+         * its SHA-256 and size (or why it has none); `sbom_documents` holds each distinct one once,
+         * base64 under its SHA-256. SHA-256 of the decoded bytes is the digest.
+         */
+        manifest: {
+          sbom_documents: documents.map((d) => {
+            const r = revisions.find((x) => x.sbom_id === d.sbom_id)!;
+            const named = { sbom_id: d.sbom_id, release_version: r.release_version, revision: r.revision, sha256: d.digest };
+            return 'bytes' in d ? { ...named, bytes: d.bytes.byteLength, included: true } : { ...named, included: false, why: d.missing };
+          }),
+        },
+        sbom_documents: Object.fromEntries(documents.flatMap((d) => ('bytes' in d ? [[d.digest, d.bytes.toString('base64')]] : []))),
         registry: {
           entries,
           chain_head: head,

@@ -9,7 +9,8 @@ const startUp = () => import('../start-up.js');
 /** What one run of cra-admin reads and writes: the process's own, or a test's. */
 export interface CliIo {
   env: Record<string, string | undefined>;
-  stdout: { write(text: string): unknown };
+  /** Text, or a document's raw bytes (`sbom download`). */
+  stdout: { write(text: string | Uint8Array): unknown };
   stderr: { write(text: string): unknown; isTTY?: boolean };
 }
 
@@ -50,6 +51,8 @@ export interface CommandResult {
   failed?: boolean;
   /** The exit code when it is not 0 or 1 (sbom check: 2 for a document it cannot read). */
   exitCode?: number;
+  /** Bytes written to stdout as they are, instead of `text` and no newline added (`sbom download`); --json prints `json`. */
+  raw?: Uint8Array;
 }
 
 /** Runs one command with a context (migrated database, services), printing JSON (with --json) or readable text. */
@@ -61,8 +64,9 @@ export function action<A extends unknown[]>(run: (ctx: CliContext, ...args: A) =
     const runtime = await openRuntime(loadConfig(state.io.env), { migrate: true, pauseForCollections: true });
     try {
       const asJson = command.optsWithGlobals<{ json?: boolean }>().json === true;
-      const { json, text, failed } = await run({ config: runtime.config, ...runtime.services, io: state.io, json: asJson }, ...args);
-      state.io.stdout.write(asJson ? `${JSON.stringify(json, null, 2)}\n` : `${text}\n`);
+      const { json, text, failed, raw } = await run({ config: runtime.config, ...runtime.services, io: state.io, json: asJson }, ...args);
+      if (raw && !asJson) state.io.stdout.write(raw);
+      else state.io.stdout.write(asJson ? `${JSON.stringify(json, null, 2)}\n` : `${text}\n`);
       if (failed) state.exitCode = 1;
     } finally {
       await runtime.close();

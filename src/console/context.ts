@@ -14,6 +14,7 @@ import type { RegistryService } from '../registry/registry.service.js';
 import type { BodyBudget } from '../sbom/http/body-budget.js';
 import type { PortfolioService } from '../sbom/portfolio/portfolio.service.js';
 import type { SbomConformanceService } from '../sbom/portfolio/conformance.service.js';
+import type { SbomDocumentService } from '../sbom/portfolio/sbom-documents.service.js';
 import type { SbomHistoryService } from '../sbom/portfolio/sbom-history.service.js';
 import type { SbomIngestService } from '../sbom/store/ingest.service.js';
 import type { Clock } from '../shared/time.js';
@@ -42,6 +43,7 @@ export interface ConsoleDeps {
   sbom: SbomIngestService;
   sbomHistory: SbomHistoryService;
   sbomConformance: SbomConformanceService;
+  sbomDocuments: SbomDocumentService;
   portfolio: PortfolioService;
   incidents: IncidentService;
   triage: TriageService;

@@ -81,4 +81,11 @@ export function stageClocks(stages: readonly StageStatus[], now: Date) {
   };
 }
 
-export const helpers = { time, clock, entry: describeEntry };
+/** A size in bytes as people read it: "812 B", "41.3 KiB", "2.1 MiB". */
+export function bytes(value: number): string {
+  if (value < 1024) return `${value} B`;
+  if (value < 1024 * 1024) return `${(value / 1024).toFixed(1)} KiB`;
+  return `${(value / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+export const helpers = { time, clock, entry: describeEntry, bytes };

@@ -195,6 +195,23 @@ export function registerProductPages(org: FastifyInstance, deps: ConsoleDeps): v
     return redirect(request, reply, `${base(request)}/${encodeURIComponent(product.sku)}`);
   });
 
+  // The document as received, byte for byte (checked against its SHA-256 as it is read); only
+  // through this organisation's product and revision, so another's is a 404 like any absent one.
+  org.get('/products/:sku/releases/:version/revisions/:revision/document', { config: { permission: 'read' } }, async (request, reply) => {
+    const params = request.params as { sku: string; version: string; revision: string };
+    if (!/^[1-9]\d{0,8}$/.test(params.revision)) throw new AppError('not_found', 'no such revision');
+    const document = await deps.sbomDocuments.download(orgSlug(request), params.sku, {
+      release: params.version,
+      revision: Number(params.revision),
+    });
+    return reply
+      .type('application/octet-stream')
+      .header('content-disposition', `attachment; filename="${document.filename}"`)
+      .header('x-content-sha256', document.digest)
+      .header('cache-control', 'no-store')
+      .send(document.bytes);
+  });
+
   org.get('/products/:sku/releases/:version/revisions/:revision', { config: { permission: 'read' } }, async (request, reply) => {
     const params = request.params as { sku: string; version: string; revision: string };
     const page = Math.max(1, Number((request.query as { page?: string }).page) || 1);

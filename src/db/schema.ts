@@ -492,6 +492,24 @@ export interface DisclosureBlobsTable {
   created_at: string;
 }
 
+/**
+ * An SBOM document as received, compressed, once per SHA-256 (migration 019). A revision's
+ * document is the row whose digest is the revision's; read only through that revision
+ * (src/sbom/store/sbom-documents.repo.ts).
+ */
+export interface SbomDocumentsTable {
+  /** SHA-256 (hex) of the bytes as received. */
+  digest: string;
+  /** How `content` is compressed: 'br' (brotli). */
+  encoding: 'br';
+  /** Bytes as received. */
+  size: number;
+  /** Bytes of `content`. */
+  stored_size: number;
+  content: Buffer;
+  created_at: string;
+}
+
 export interface DB extends VulnTables {
   organisations: OrganisationsTable;
   api_keys: ApiKeysTable;
@@ -499,6 +517,7 @@ export interface DB extends VulnTables {
   releases: ReleasesTable;
   sbom_revisions: SbomRevisionsTable;
   sbom_conformance: SbomConformanceTable;
+  sbom_documents: SbomDocumentsTable;
   components: ComponentsTable;
   sbom_members: SbomMembersTable;
   signals: SignalsTable;

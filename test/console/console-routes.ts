@@ -86,6 +86,7 @@ export const CONSOLE_ROUTES: Record<string, Expected> = {
   [`POST ${O}/products/:sku/sbom`]: ANALYSTS,
   [`GET ${O}/products/:sku/releases/:version/revisions/:revision`]: MEMBERS,
   [`GET ${O}/products/:sku/releases/:version/revisions/:revision/conformance`]: MEMBERS,
+  [`GET ${O}/products/:sku/releases/:version/revisions/:revision/document`]: MEMBERS,
   [`GET ${O}/products/:sku/releases/:version/diff`]: MEMBERS,
   [`GET ${O}/products/:sku/releases/:version/vex/:format`]: MEMBERS,
   [`GET ${O}/components`]: MEMBERS,

@@ -8,15 +8,19 @@ const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 export interface CliResult {
   code: number;
   stdout: string;
+  /** stdout's bytes as written (`sbom download`). */
+  bytes: Buffer;
   stderr: string;
   /** stdout parsed as JSON (for --json runs). */
   json<T = any>(): T;
 }
 
-function result(code: number, stdout: string, stderr: string): CliResult {
+function result(code: number, out: Buffer, stderr: string): CliResult {
+  const stdout = out.toString('utf8');
   return {
     code,
     stdout,
+    bytes: out,
     stderr,
     json() {
       return JSON.parse(stdout);
@@ -31,14 +35,14 @@ function result(code: number, stdout: string, stderr: string): CliResult {
  * itself is what is tested.
  */
 export async function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
-  let stdout = '';
+  const stdout: Buffer[] = [];
   let stderr = '';
   const code = await run(args, {
     env: { LOG_LEVEL: 'silent', ...env },
-    stdout: { write: (text: string) => (stdout += text) },
+    stdout: { write: (text: string | Uint8Array) => stdout.push(typeof text === 'string' ? Buffer.from(text) : Buffer.from(text)) },
     stderr: { write: (text: string) => (stderr += text) },
   });
-  return result(code, stdout, stderr);
+  return result(code, Buffer.concat(stdout), stderr);
 }
 
 /**
@@ -52,12 +56,12 @@ export function runCliProcess(args: string[], env: Record<string, string>, stdin
       env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
-    let stdout = '';
+    const stdout: Buffer[] = [];
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stdout.on('data', (d: Buffer) => stdout.push(d));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('error', reject);
-    child.on('close', (code) => resolve(result(code ?? -1, stdout, stderr)));
+    child.on('close', (code) => resolve(result(code ?? -1, Buffer.concat(stdout), stderr)));
     child.stdin.end(stdin ?? '');
   });
 }

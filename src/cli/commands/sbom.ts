@@ -5,6 +5,7 @@ import type { SbomIngested } from '../../sbom/sbom.schemas.js';
 import { action, revisionNumber } from '../context.js';
 import { sbomCheckCommand } from './sbom-check.js';
 import { conformanceCommand } from './sbom-conformance.js';
+import { sbomDownloadCommand } from './sbom-download.js';
 
 export function sbomCommand(): Command {
   const sbom = new Command('sbom').description("SBOMs of the organisation's products");
@@ -62,6 +63,7 @@ export function sbomCommand(): Command {
     );
   sbom.addCommand(sbomCheckCommand());
   sbom.addCommand(conformanceCommand());
+  sbom.addCommand(sbomDownloadCommand());
   return sbom;
 }
 

@@ -17,6 +17,7 @@ import { namePrefixedKeys } from './016-name-prefixed-keys.js';
 import { sealedCreditLines } from './017-sealed-credit-lines.js';
 import { firmware } from './018-firmware.js';
 import { sbomConformance } from './020-sbom-conformance.js';
+import { sbomDocuments } from './019-sbom-documents.js';
 
 /**
  * Every migration, in name order (the order they run in; a later-numbered one may land first,
@@ -41,4 +42,5 @@ export const migrations: readonly PortableMigration[] = [
   sealedCreditLines,
   firmware,
   sbomConformance,
+  sbomDocuments,
 ];

@@ -76,9 +76,14 @@ export interface SbomReader {
    * so the caller must not use them afterwards; the slices' columns move back the same way.
    * `require` names a conformance profile the document must meet: one that does not is refused
    * (sbom_not_conformant) before any slice is handed over. `onTrace` hears which thread read it,
-   * and when.
+   * and when. `compressed` is the document as it is kept (document-codec.ts), compressed in the
+   * worker's process off the event loop.
    */
-  read(bytes: Buffer | readonly Buffer[], onSlice: (slice: ReadingSlice) => void, options?: ReadOptions): Promise<ReadingSummary>;
+  read(
+    bytes: Buffer | readonly Buffer[],
+    onSlice: (slice: ReadingSlice) => void,
+    options?: ReadOptions,
+  ): Promise<ReadingSummary & { compressed: Uint8Array }>;
   /**
    * Starts the workers now; the small lane's warm up in the background (SMALL_LANE_WARM_UP), so
    * the first uploads wait neither for a compilation (~0.1–0.5 s) nor for V8 to get up to speed.
@@ -164,7 +169,7 @@ export function createSbomReader(): SbomReader {
         expected = answer.slices;
         if (heard >= expected) resolve();
         await allHeard;
-        return answer.summary;
+        return { ...answer.summary, compressed: answer.compressed };
       } finally {
         port1.close();
       }

@@ -7,6 +7,7 @@ import { type CycloneDxVersion, cycloneDxValidator, isCycloneDxValidatorReady } 
 import { JoinBuffer } from './join-buffer.js';
 import type { ConformanceProfileId } from '../conformance/conformance.js';
 import { READING_SLICES, type ReadingSlice, type ReadingSummary, readSbomBytes, readSbomSlices } from './read-sbom.js';
+import { compressDocument } from './document-codec.js';
 
 // Runs in a worker thread of sbom-reader.ts. An AppError cannot cross the thread boundary as
 // itself, so it comes back as data; anything else is a bug and is thrown.
@@ -38,7 +39,7 @@ export interface ReadTask {
 
 /** The answer, once every slice has been posted: `slices` of them. */
 export type WorkerAnswer = { trace: ReadTrace } & (
-  | { ok: true; summary: ReadingSummary; slices: number }
+  | { ok: true; summary: ReadingSummary; slices: number; compressed: Uint8Array }
   | { ok: false; code: AppError['code']; message: string; details?: AppError['details'] }
 );
 
@@ -149,8 +150,14 @@ function warmUp(step: number): void {
 }
 if (!isMainThread) setImmediate(() => warmUp(0));
 
-/** The task's document → its components through the task's port, then the answer. */
-export default function readInWorker({ chunks, port, require }: ReadTask): WorkerAnswer {
+/**
+ * The task's document → its components through the task's port, then the answer with the
+ * document compressed as it is kept (document-codec.ts). The compression runs on libuv's thread
+ * pool while this thread reads the document, so it adds to the reading's time only what it
+ * takes beyond it; the joined bytes (which may be memory the thread keeps) are not reused before
+ * it ends.
+ */
+export default async function readInWorker({ chunks, port, require }: ReadTask): Promise<WorkerAnswer> {
   const startedAt = now();
   const warmed = { ...warmedUp };
   const youngInUse = youngInUseMb();
@@ -172,11 +179,16 @@ export default function readInWorker({ chunks, port, require }: ReadTask): Worke
     );
     slices++;
   };
+  const joined = joinBuffer.join(chunks);
+  const compressing = compressDocument(joined);
+  let summary: ReadingSummary;
   try {
-    const summary = readSbomSlices(joinBuffer.join(chunks), post, READING_SLICES, require);
-    return { ok: true, summary, slices, trace: trace() };
+    summary = readSbomSlices(joined, post, READING_SLICES, require);
   } catch (error) {
+    await compressing.catch(() => {});
     if (error instanceof AppError) return { ok: false, code: error.code, message: error.message, details: error.details, trace: trace() };
     throw error;
   }
+  const compressed = await compressing;
+  return { ok: true, summary, slices, compressed, trace: trace() };
 }

@@ -12,6 +12,8 @@ export interface RevisionListing {
   digest: string;
   source: string;
   ingested_at: string;
+  /** Bytes of the document as received when it is kept (migration 019), else null. */
+  document_bytes: number | null;
 }
 
 export interface ComponentListing {
@@ -28,7 +30,9 @@ function listings(db: Executor, productId: string) {
   return db
     .selectFrom('sbom_revisions as s')
     .innerJoin('releases as r', 'r.id', 's.release_id')
+    .leftJoin('sbom_documents as d', 'd.digest', 's.digest')
     .select([
+      'd.size as document_bytes',
       's.id',
       'r.version as release_version',
       's.revision',

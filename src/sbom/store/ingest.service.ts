@@ -10,6 +10,8 @@ import { componentsRepo } from './components.repo.js';
 import type { BuildVerdict } from '../parse/build-verdicts.js';
 import type { SbomReader } from '../parse/sbom-reader.js';
 import { sbomRepo, type StoredRevision } from './sbom.repo.js';
+import { DOCUMENT_ENCODING } from '../parse/document-codec.js';
+import { sbomDocumentsRepo } from './sbom-documents.repo.js';
 import { storeInSlices } from './store-components.js';
 import { KnownComponents } from './known-components.js';
 import type { SbomIngested, SbomConformanceAnswer } from '../sbom.schemas.js';
@@ -65,6 +67,12 @@ export interface StoredRevisionFacts {
   buildVerdicts: BuildVerdict[];
 }
 
+function sumLengths(chunks: readonly Buffer[]): number {
+  let total = 0;
+  for (const chunk of chunks) total += chunk.byteLength;
+  return total;
+}
+
 /** Bytes of the component ids remembered between uploads (known-components.ts): 200,000–400,000 keys. */
 export const KNOWN_COMPONENTS_BYTES = 24 * 1024 * 1024;
 
@@ -117,6 +125,8 @@ export function createSbomIngestService(
       const digest = await sha256InSteps(request.bytes);
       const known = await existing(product, digest);
       if (known) return known;
+      // Counted now: the buffers may move to the parse worker.
+      const size = Buffer.isBuffer(request.bytes) ? request.bytes.byteLength : sumLengths(request.bytes);
 
       // Parsed, validated and normalised in a worker thread (the bytes may move there), which
       // hands the components over in slices as it reads them: each is stored while the next is
@@ -130,7 +140,7 @@ export function createSbomIngestService(
         await storing.abandon();
         throw error;
       });
-      const { detected } = reading;
+      const { detected, compressed } = reading;
       const report = reading.conformance.find((r) => r.profile === policyProfile(policy));
       const releaseVersion = reading.releaseVersion ?? product.firmware_version ?? 'unversioned';
       const componentIds = await storing.finish(reading.count);
@@ -170,6 +180,15 @@ export function createSbomIngestService(
           });
           await componentsRepo.insertMembers(trx, sbomId, componentIds);
           await conformanceRepo.insertReports(trx, sbomId, reading.conformance, at);
+          // The document as received, in the same transaction: a revision never lacks its bytes.
+          await sbomDocumentsRepo.keep(trx, {
+            digest,
+            encoding: DOCUMENT_ENCODING,
+            size,
+            stored_size: compressed.byteLength,
+            content: Buffer.from(compressed.buffer, compressed.byteOffset, compressed.byteLength),
+            created_at: at,
+          });
           await appendRegistryEntry(
             trx,
             product.org_id,
