@@ -33,6 +33,7 @@ describe('SBOM ingest of the published fixtures through the API', () => {
       const body = res.json();
       assert.deepEqual(Object.keys(body).sort(), [
         'components',
+        'conformance',
         'digest',
         'format',
         'ingested_at',

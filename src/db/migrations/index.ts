@@ -41,6 +41,6 @@ export const migrations: readonly PortableMigration[] = [
   namePrefixedKeys,
   sealedCreditLines,
   firmware,
-  sbomConformance,
   sbomDocuments,
+  sbomConformance,
 ];
