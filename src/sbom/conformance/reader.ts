@@ -39,6 +39,13 @@ export function objects(value: unknown): Json[] {
   return list(value).filter(isObject);
 }
 
+/** Whether some object of the list `value` satisfies `test` (no list built: these run per component and field). */
+export function someObject(value: unknown, test: (o: Json) => boolean): boolean {
+  if (!Array.isArray(value)) return false;
+  for (const v of value) if (isObject(v) && test(v)) return true;
+  return false;
+}
+
 /** A trimmed non-empty string, else null. */
 export function text(value: unknown): string | null {
   if (typeof value !== 'string') return null;
