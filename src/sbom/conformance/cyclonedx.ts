@@ -167,7 +167,7 @@ export function cycloneDxReader(doc: Json): FormatReader<CycloneDxComponent> {
     return null;
   };
 
-  const component = (field: ComponentFieldId, c: CycloneDxComponent, profile: ProfileRules): string | null => {
+  const component = (field: ComponentFieldId, c: CycloneDxComponent, profile: ProfileRules, explain: boolean): string | null => {
     const node = c.node;
     switch (field) {
       case 'component.supplier':
@@ -198,6 +198,7 @@ export function cycloneDxReader(doc: Json): FormatReader<CycloneDxComponent> {
         const sha512 = (h: Json) => h.alg === 'SHA-512';
         if (someObject(node.hashes, sha512)) return null;
         if (someObject(node.externalReferences, (r) => r.type === 'distribution' && someObject(r.hashes, sha512))) return null;
+        if (!explain) return 'no SHA-512';
         const found = [
           ...algorithms(node.hashes),
           ...objects(node.externalReferences).flatMap((r) => (r.type === 'distribution' ? algorithms(r.hashes) : [])),

@@ -21,8 +21,12 @@ export interface FormatReader<C extends ComponentView = ComponentView> {
   document(field: DocumentFieldId): string | null;
   /** Every component, the subject first, in document order. */
   components: readonly C[];
-  /** Null when the component holds the field, else why not; a few fields read differently per profile (dependencies). */
-  component(field: ComponentFieldId, component: C, profile: ProfileRules): string | null;
+  /**
+   * Null when the component holds the field, else why not; a few fields read differently per
+   * profile (dependencies). Without `explain` (the field has its examples already) a why that
+   * would cost a list and a string to build may be a plain one.
+   */
+  component(field: ComponentFieldId, component: C, profile: ProfileRules, explain: boolean): string | null;
   /** Whether the document carries vulnerability information. */
   vulnerabilities: boolean;
 }
