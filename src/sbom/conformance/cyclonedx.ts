@@ -1,4 +1,4 @@
-import { licenceProblem } from './licences.js';
+import { licenceProblem, quote } from './licences.js';
 import type { ComponentFieldId, DocumentFieldId } from './profile.js';
 import {
   type ComponentView,
@@ -162,7 +162,7 @@ export function cycloneDxReader(doc: Json): FormatReader<CycloneDxComponent> {
     const value = property(c, BSI[key]);
     if (value === undefined) return NO_PROPERTY[key];
     if (value === null || !ALLOWED[key].includes(value)) {
-      return `${BSI[key]} is ${JSON.stringify(value)}, not ${ALLOWED[key].map((a) => JSON.stringify(a)).join(' or ')}`;
+      return `${BSI[key]} is ${value === null ? 'not a string' : quote(value)}, not ${ALLOWED[key].map((a) => JSON.stringify(a)).join(' or ')}`;
     }
     return null;
   };

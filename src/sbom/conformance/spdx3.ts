@@ -1,4 +1,4 @@
-import { licenceProblem } from './licences.js';
+import { licenceProblem, quote } from './licences.js';
 import type { ComponentFieldId, DocumentFieldId } from './profile.js';
 import {
   type ComponentView,
@@ -112,7 +112,7 @@ export function spdx3Reader(doc: Json): FormatReader<Spdx3Component> {
       if (target.type === 'expandedlicensing_NoAssertionLicense') return 'licence NOASSERTION';
       if (target.type === 'expandedlicensing_NoneLicense') return 'licence NONE';
       if (target.type !== 'simplelicensing_LicenseExpression')
-        return `licence is a ${String(target.type)}, not a simplelicensing_LicenseExpression`;
+        return `licence is a ${quote(String(target.type))}, not a simplelicensing_LicenseExpression`;
       const problem = licenceProblem(target.simplelicensing_licenseExpression);
       if (problem !== null) return problem;
     }
