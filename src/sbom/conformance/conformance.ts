@@ -124,7 +124,7 @@ function evaluate(reader: FormatReader, format: SbomFormat, profile: Conformance
     let ok = true;
     for (const f of fields) {
       if (c.logical && profile.componentLevels && !f.logical) continue;
-      const why = reader.component(f.field as ComponentFieldId, c as ComponentView, profile.rules);
+      const why = reader.component(f.field as ComponentFieldId, c as ComponentView, profile.rules, f.examples.length < MAX_EXAMPLES);
       if (why === null) continue;
       f.missing++;
       if (f.examples.length < MAX_EXAMPLES) f.examples.push({ ref: c.ref, name: c.name, version: c.version, why });

@@ -1,4 +1,4 @@
-import { licenceProblem } from './licences.js';
+import { licenceProblem, quote } from './licences.js';
 import type { ComponentFieldId, DocumentFieldId } from './profile.js';
 import {
   type ComponentView,
@@ -8,6 +8,7 @@ import {
   type ProfileRules,
   type Json,
   list,
+  someObject,
   objects,
   text,
 } from './reader.js';
@@ -17,6 +18,8 @@ import {
 
 interface CycloneDxComponent extends ComponentView {
   node: Json;
+  /** Its properties by name (the first of each name), read once for every field and profile. */
+  properties?: Map<string, string | null>;
 }
 
 const BSI = {
@@ -26,6 +29,14 @@ const BSI = {
   structured: 'bsi:component:structured',
 } as const;
 
+const NO_PROPERTY = {
+  executable: `no ${BSI.executable} property`,
+  archive: `no ${BSI.archive} property`,
+  structured: `no ${BSI.structured} property`,
+} as const;
+
+const NO_FILENAME = `no ${BSI.filename} property`;
+
 const ALLOWED: Record<'executable' | 'archive' | 'structured', readonly string[]> = {
   executable: ['executable', 'non-executable'],
   archive: ['archive', 'no archive'],
@@ -34,28 +45,36 @@ const ALLOWED: Record<'executable' | 'archive' | 'structured', readonly string[]
 
 /** Null when the organisational entity (a manufacturer) has a URL or a contact's e-mail, else why not. */
 function creatorProblem(entity: unknown, where: string): string | null {
-  if (!isObject(entity)) return `no ${where}`;
-  if (list(entity.url).some((u) => text(u) !== null)) return null;
-  if (objects(entity.contact).some((c) => text(c.email) !== null)) return null;
-  return text(entity.name) !== null || objects(entity.contact).some((c) => text(c.name) !== null)
+  if (!isObject(entity)) return where === 'manufacturer' ? 'no manufacturer' : `no ${where}`;
+  if (Array.isArray(entity.url) && entity.url.some((u) => text(u) !== null)) return null;
+  if (someObject(entity.contact, (c) => text(c.email) !== null)) return null;
+  return text(entity.name) !== null || someObject(entity.contact, (c) => text(c.name) !== null)
     ? 'creator is a name, not an e-mail or URL'
     : `${where} has no e-mail or URL`;
 }
 
-function property(node: Json, name: string): string | null | undefined {
-  const found = objects(node.properties).find((p) => p.name === name);
-  return found === undefined ? undefined : typeof found.value === 'string' ? found.value.trim() : null;
+function property(c: CycloneDxComponent, name: string): string | null | undefined {
+  if (c.properties === undefined) {
+    c.properties = new Map();
+    const list = c.node.properties;
+    if (Array.isArray(list)) {
+      for (const p of list) {
+        if (!isObject(p) || typeof p.name !== 'string' || c.properties.has(p.name)) continue;
+        c.properties.set(p.name, typeof p.value === 'string' ? p.value.trim() : null);
+      }
+    }
+  }
+  return c.properties.get(name);
 }
 
 /** Why the licence entries of one acknowledgement do not give an SPDX expression, or null. */
 function licencesProblem(node: Json, acknowledgement: 'concluded' | 'declared'): string | null {
-  const entries = objects(node.licenses).filter(
-    (l) => (isObject(l.license) ? l.license.acknowledgement : l.acknowledgement) === acknowledgement,
-  );
-  if (entries.length === 0) {
-    return list(node.licenses).length === 0 ? 'no licence' : `no licence with acknowledgement ${acknowledgement}`;
-  }
-  for (const entry of entries) {
+  const licences = node.licenses;
+  if (!Array.isArray(licences) || licences.length === 0) return 'no licence';
+  let entries = 0;
+  for (const entry of licences) {
+    if (!isObject(entry) || (isObject(entry.license) ? entry.license.acknowledgement : entry.acknowledgement) !== acknowledgement) continue;
+    entries++;
     let problem: string | null;
     if (entry.expression !== undefined) problem = licenceProblem(entry.expression);
     else if (isObject(entry.license) && entry.license.id !== undefined) problem = licenceProblem(entry.license.id);
@@ -66,8 +85,13 @@ function licencesProblem(node: Json, acknowledgement: 'concluded' | 'declared'):
     } else problem = 'an empty licence';
     if (problem !== null) return problem;
   }
-  return null;
+  return entries > 0 ? null : NO_ACKNOWLEDGEMENT[acknowledgement];
 }
+
+const NO_ACKNOWLEDGEMENT = {
+  concluded: 'no licence with acknowledgement concluded',
+  declared: 'no licence with acknowledgement declared',
+} as const;
 
 function algorithms(hashes: unknown): string[] {
   return objects(hashes)
@@ -100,7 +124,7 @@ export function cycloneDxReader(doc: Json): FormatReader<CycloneDxComponent> {
   const add = (node: Json, hasChildren: boolean) => {
     const ref = text(node['bom-ref']) ?? '';
     const groups = hasChildren || (ref !== '' && (dependencyEntries.get(ref) ?? 0) > 0);
-    const deployable = objects(node.externalReferences).some((r) => r.type === 'distribution');
+    const deployable = someObject(node.externalReferences, (r) => r.type === 'distribution');
     components.push({
       ref,
       name: text(node.name) ?? '',
@@ -134,16 +158,16 @@ export function cycloneDxReader(doc: Json): FormatReader<CycloneDxComponent> {
     }
   };
 
-  const bsiProperty = (node: Json, key: 'executable' | 'archive' | 'structured'): string | null => {
-    const value = property(node, BSI[key]);
-    if (value === undefined) return `no ${BSI[key]} property`;
+  const bsiProperty = (c: CycloneDxComponent, key: 'executable' | 'archive' | 'structured'): string | null => {
+    const value = property(c, BSI[key]);
+    if (value === undefined) return NO_PROPERTY[key];
     if (value === null || !ALLOWED[key].includes(value)) {
-      return `${BSI[key]} is ${JSON.stringify(value)}, not ${ALLOWED[key].map((a) => JSON.stringify(a)).join(' or ')}`;
+      return `${BSI[key]} is ${value === null ? 'not a string' : quote(value)}, not ${ALLOWED[key].map((a) => JSON.stringify(a)).join(' or ')}`;
     }
     return null;
   };
 
-  const component = (field: ComponentFieldId, c: CycloneDxComponent, profile: ProfileRules): string | null => {
+  const component = (field: ComponentFieldId, c: CycloneDxComponent, profile: ProfileRules, explain: boolean): string | null => {
     const node = c.node;
     switch (field) {
       case 'component.supplier':
@@ -158,8 +182,8 @@ export function cycloneDxReader(doc: Json): FormatReader<CycloneDxComponent> {
         if (c.version === '') return 'no version';
         return c.version === 'NOASSERTION' ? 'version NOASSERTION' : null;
       case 'component.filename': {
-        const value = property(node, BSI.filename);
-        return filenameProblem(value ?? null, `${BSI.filename} property`);
+        const value = property(c, BSI.filename);
+        return value === undefined ? NO_FILENAME : filenameProblem(value, `${BSI.filename} property`);
       }
       case 'component.dependencies':
         if (profile === 'ntia') return c.ref !== '' && named.has(c.ref) ? null : 'named in no dependencies entry';
@@ -171,23 +195,28 @@ export function cycloneDxReader(doc: Json): FormatReader<CycloneDxComponent> {
       case 'component.original_licences':
         return licencesProblem(node, 'declared');
       case 'component.hash_sha512': {
-        const distribution = objects(node.externalReferences).filter((r) => r.type === 'distribution');
-        const found = [...algorithms(node.hashes), ...distribution.flatMap((r) => algorithms(r.hashes))];
-        if (found.includes('SHA-512')) return null;
+        const sha512 = (h: Json) => h.alg === 'SHA-512';
+        if (someObject(node.hashes, sha512)) return null;
+        if (someObject(node.externalReferences, (r) => r.type === 'distribution' && someObject(r.hashes, sha512))) return null;
+        if (!explain) return 'no SHA-512';
+        const found = [
+          ...algorithms(node.hashes),
+          ...objects(node.externalReferences).flatMap((r) => (r.type === 'distribution' ? algorithms(r.hashes) : [])),
+        ];
         return found.length === 0 ? 'no hash' : `only ${[...new Set(found)].join(', ')}`;
       }
       case 'component.executable':
-        return bsiProperty(node, 'executable');
+        return bsiProperty(c, 'executable');
       case 'component.archive':
-        return bsiProperty(node, 'archive');
+        return bsiProperty(c, 'archive');
       case 'component.structured':
-        return bsiProperty(node, 'structured');
+        return bsiProperty(c, 'structured');
       case 'component.source_uri':
-        return objects(node.externalReferences).some((r) => (r.type === 'source-distribution' || r.type === 'vcs') && text(r.url) !== null)
+        return someObject(node.externalReferences, (r) => (r.type === 'source-distribution' || r.type === 'vcs') && text(r.url) !== null)
           ? null
           : 'no source-distribution or vcs reference';
       case 'component.deployable_uri':
-        return objects(node.externalReferences).some((r) => r.type === 'distribution' && text(r.url) !== null)
+        return someObject(node.externalReferences, (r) => r.type === 'distribution' && text(r.url) !== null)
           ? null
           : 'no distribution reference';
       case 'component.other_identifiers':

@@ -6,10 +6,23 @@ import parseSpdxExpression from 'spdx-expression-parse';
 
 const NO_LICENCE = new Set(['NONE', 'NOASSERTION']);
 
+// A document repeats a handful of licence values over thousands of components: each is parsed
+// once per document-sized run of calls (bounded, so a hostile document cannot grow it forever).
+const seen = new Map<string, string | null>();
+const SEEN_MAX = 10_000;
+
 /** Why `value` is not an SPDX licence identifier or expression, or null when it is one. */
 export function licenceProblem(value: unknown): string | null {
   if (typeof value !== 'string' || value.trim() === '') return 'an empty licence';
-  const text = value.trim();
+  const cached = seen.get(value);
+  if (cached !== undefined) return cached;
+  const problem = parseProblem(value.trim());
+  if (seen.size >= SEEN_MAX) seen.clear();
+  seen.set(value, problem);
+  return problem;
+}
+
+function parseProblem(text: string): string | null {
   if (NO_LICENCE.has(text)) return `licence ${text}`;
   try {
     parseSpdxExpression(text);

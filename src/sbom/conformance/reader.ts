@@ -21,8 +21,12 @@ export interface FormatReader<C extends ComponentView = ComponentView> {
   document(field: DocumentFieldId): string | null;
   /** Every component, the subject first, in document order. */
   components: readonly C[];
-  /** Null when the component holds the field, else why not; a few fields read differently per profile (dependencies). */
-  component(field: ComponentFieldId, component: C, profile: ProfileRules): string | null;
+  /**
+   * Null when the component holds the field, else why not; a few fields read differently per
+   * profile (dependencies). Without `explain` (the field has its examples already) a why that
+   * would cost a list and a string to build may be a plain one.
+   */
+  component(field: ComponentFieldId, component: C, profile: ProfileRules, explain: boolean): string | null;
   /** Whether the document carries vulnerability information. */
   vulnerabilities: boolean;
 }
@@ -37,6 +41,13 @@ export function list(value: unknown): unknown[] {
 
 export function objects(value: unknown): Json[] {
   return list(value).filter(isObject);
+}
+
+/** Whether some object of the list `value` satisfies `test` (no list built: these run per component and field). */
+export function someObject(value: unknown, test: (o: Json) => boolean): boolean {
+  if (!Array.isArray(value)) return false;
+  for (const v of value) if (isObject(v) && test(v)) return true;
+  return false;
 }
 
 /** A trimmed non-empty string, else null. */

@@ -1,4 +1,4 @@
-import { licenceProblem } from './licences.js';
+import { licenceProblem, quote } from './licences.js';
 import type { ComponentFieldId, DocumentFieldId } from './profile.js';
 import {
   type ComponentView,
@@ -112,7 +112,7 @@ export function spdx3Reader(doc: Json): FormatReader<Spdx3Component> {
       if (target.type === 'expandedlicensing_NoAssertionLicense') return 'licence NOASSERTION';
       if (target.type === 'expandedlicensing_NoneLicense') return 'licence NONE';
       if (target.type !== 'simplelicensing_LicenseExpression')
-        return `licence is a ${String(target.type)}, not a simplelicensing_LicenseExpression`;
+        return `licence is a ${quote(String(target.type))}, not a simplelicensing_LicenseExpression`;
       const problem = licenceProblem(target.simplelicensing_licenseExpression);
       if (problem !== null) return problem;
     }
@@ -136,7 +136,7 @@ export function spdx3Reader(doc: Json): FormatReader<Spdx3Component> {
     }
   };
 
-  const component = (field: ComponentFieldId, c: Spdx3Component, profile: ProfileRules): string | null => {
+  const component = (field: ComponentFieldId, c: Spdx3Component, profile: ProfileRules, explain: boolean): string | null => {
     const node = c.node;
     switch (field) {
       case 'component.supplier':
@@ -168,6 +168,7 @@ export function spdx3Reader(doc: Json): FormatReader<Spdx3Component> {
           .map((h) => text(h.algorithm))
           .filter((a): a is string => a !== null);
         if (found.includes('sha512')) return null;
+        if (!explain) return 'no SHA-512';
         return found.length === 0 ? 'no hash' : `only ${[...new Set(found)].join(', ')}`;
       }
       case 'component.executable':

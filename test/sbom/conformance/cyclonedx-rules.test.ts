@@ -128,6 +128,11 @@ describe('TR-03183-2 on CycloneDX: how the TR is read', () => {
     assert.deepEqual(whys(report, 'component.structured'), [
       'lib-2: bsi:component:structured is "Structured", not "structured" or "unstructured"',
     ]);
+    // A value is quoted short, whatever its length: the report is kept with the revision.
+    prop(doc.components[0], 'bsi:component:executable', 'x'.repeat(100_000));
+    const long = whys(tr(doc), 'component.executable')[0]!;
+    assert.ok(long.length < 200, `${long.length} characters`);
+    assert.match(long, /is "x{57}…", not/);
   });
 
   it('dependencies: an entry in dependencies[] and a composition other than not_specified that covers it', () => {
