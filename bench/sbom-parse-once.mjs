@@ -5,6 +5,6 @@ import { readFile } from 'node:fs/promises';
 import { createSbomReader } from '../dist/sbom/parse/sbom-reader.js';
 
 const reader = createSbomReader();
-const summary = await reader.read(await readFile(process.argv[2]), () => {});
+const summary = await reader.read(await readFile(process.argv[2]), () => {}, { compress: false });
 await reader.close();
 process.stdout.write(`${summary.count}\n`);

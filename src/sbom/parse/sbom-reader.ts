@@ -61,6 +61,8 @@ export function laneFor(byteLength: number): Lane {
 
 export interface ReadOptions {
   require?: ConformanceProfileId;
+  /** Compress the document as it is kept (default true: an ingest keeps it); false answers `compressed: null` (sbom check). */
+  compress?: boolean;
   onTrace?: (trace: ReadTrace) => void;
 }
 
@@ -83,7 +85,7 @@ export interface SbomReader {
     bytes: Buffer | readonly Buffer[],
     onSlice: (slice: ReadingSlice) => void,
     options?: ReadOptions,
-  ): Promise<ReadingSummary & { compressed: Uint8Array }>;
+  ): Promise<ReadingSummary & { compressed: Uint8Array | null }>;
   /**
    * Starts the workers now; the small lane's warm up in the background (SMALL_LANE_WARM_UP), so
    * the first uploads wait neither for a compilation (~0.1–0.5 s) nor for V8 to get up to speed.
@@ -128,7 +130,7 @@ export function createSbomReader(): SbomReader {
   }
 
   return {
-    async read(bytes, onSlice, { require, onTrace } = {}) {
+    async read(bytes, onSlice, { require, compress = true, onTrace } = {}) {
       const chunks = Buffer.isBuffer(bytes) ? [bytes] : bytes;
       let byteLength = 0;
       const task: Uint8Array[] = [];
@@ -162,7 +164,7 @@ export function createSbomReader(): SbomReader {
       port1.on('messageerror', reject);
       port1.on('close', () => reject(new Error(`the parse thread's port closed after ${heard} slices`)));
       try {
-        const readTask: ReadTask = { chunks: task, port: port2, require };
+        const readTask: ReadTask = { chunks: task, port: port2, require, compress };
         const answer = (await pool.run(readTask, { transferList: [...transferList, port2] })) as WorkerAnswer;
         onTrace?.(answer.trace);
         if (!answer.ok) throw new AppError(answer.code, answer.message, answer.details);

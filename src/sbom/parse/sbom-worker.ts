@@ -35,11 +35,13 @@ export interface ReadTask {
   port: MessagePort;
   /** A conformance profile the document must meet (the organisation's policy), else it is refused before any slice goes out. */
   require?: ConformanceProfileId | undefined;
+  /** Whether to compress the document as it is kept (an ingest); `sbom check` keeps nothing. */
+  compress: boolean;
 }
 
 /** The answer, once every slice has been posted: `slices` of them. */
 export type WorkerAnswer = { trace: ReadTrace } & (
-  | { ok: true; summary: ReadingSummary; slices: number; compressed: Uint8Array }
+  | { ok: true; summary: ReadingSummary; slices: number; compressed: Uint8Array | null }
   | { ok: false; code: AppError['code']; message: string; details?: AppError['details'] }
 );
 
@@ -157,7 +159,7 @@ if (!isMainThread) setImmediate(() => warmUp(0));
  * takes beyond it; the joined bytes (which may be memory the thread keeps) are not reused before
  * it ends.
  */
-export default async function readInWorker({ chunks, port, require }: ReadTask): Promise<WorkerAnswer> {
+export default async function readInWorker({ chunks, port, require, compress }: ReadTask): Promise<WorkerAnswer> {
   const startedAt = now();
   const warmed = { ...warmedUp };
   const youngInUse = youngInUseMb();
@@ -180,7 +182,7 @@ export default async function readInWorker({ chunks, port, require }: ReadTask):
     slices++;
   };
   const joined = joinBuffer.join(chunks);
-  const compressing = compressDocument(joined);
+  const compressing = compress ? compressDocument(joined) : Promise.resolve(null);
   let summary: ReadingSummary;
   try {
     summary = readSbomSlices(joined, post, READING_SLICES, require);

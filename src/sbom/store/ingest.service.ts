@@ -141,6 +141,7 @@ export function createSbomIngestService(
         throw error;
       });
       const { detected, compressed } = reading;
+      if (!compressed) throw new Error('the parse thread answered without the document as it is kept');
       const report = reading.conformance.find((r) => r.profile === policyProfile(policy));
       const releaseVersion = reading.releaseVersion ?? product.firmware_version ?? 'unversioned';
       const componentIds = await storing.finish(reading.count);

@@ -36,7 +36,7 @@ after(reader.close);
 async function runOn(pool: Piscina, bytes: Uint8Array): Promise<WorkerAnswer> {
   const { port1, port2 } = new MessageChannel();
   try {
-    const task: ReadTask = { chunks: [bytes], port: port2 };
+    const task: ReadTask = { chunks: [bytes], port: port2, compress: true };
     return (await pool.run(task, { transferList: [bytes.buffer as ArrayBuffer, port2] })) as WorkerAnswer;
   } finally {
     port1.close();
