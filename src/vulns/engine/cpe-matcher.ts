@@ -75,6 +75,40 @@ function betterEvidence(a: Evidence, b: Evidence): boolean {
   return false;
 }
 
+/** A component's identities and the pairs they are under. */
+interface ResolvedComponent {
+  identities: ComponentIdentity[];
+  keys: string[];
+}
+
+/** Entries a session's map holds; past it the map starts again (what a refresh of a whole organisation reads is larger). */
+const SESSION_MAX = 250_000;
+
+/**
+ * What matchRevisions read, kept over one refresh of many products (findings-engine.ts
+ * refreshProducts): each component's vendor:product pairs, each pair's live records, each
+ * concerned component's identities (null: not matchable).
+ */
+export interface MatchSession {
+  keysOf: Map<number, readonly string[]>;
+  recordsOf: Map<string, ReadonlyArray<{ cve: string; digest: string }>>;
+  resolved: Map<number, ResolvedComponent | null>;
+  /** Empties one of the maps when `wanted` more entries would take it past SESSION_MAX (before it is read from). */
+  makeRoom(map: 'keysOf' | 'recordsOf' | 'resolved', wanted: number): void;
+}
+
+export function createMatchSession(): MatchSession {
+  const session: MatchSession = {
+    keysOf: new Map(),
+    recordsOf: new Map(),
+    resolved: new Map(),
+    makeRoom(map, wanted) {
+      if (session[map].size + wanted > SESSION_MAX) session[map].clear();
+    },
+  };
+  return session;
+}
+
 export function createCpeMatcher(database: Database) {
   const { db, dialect } = database;
   const size = dialect === 'postgres' ? POSTGRES_CHUNK : CHUNK;
@@ -131,40 +165,83 @@ export function createCpeMatcher(database: Database) {
 
   /**
    * The CPE findings of these revisions (a product's latest, one per release): each revision's
-   * matchable components evaluated against the records naming their vendor:product pairs, with
-   * the revision's other components and its subject deciding the other terms.
+   * components under a vendor:product that a live record names (component_cpe_keys, read when
+   * the component was) evaluated against those records, with the revision's other such
+   * components and its subject deciding the other terms. A component under no recorded pair is
+   * neither read nor parsed again: to every record it would answer "not this product".
+   * `session` keeps what was read (each component's pairs and identities, each pair's records)
+   * across the products of one refresh: a component is in ten products' revisions, a pair in
+   * many, and the records do not change during it.
    */
   async function matchRevisions(
     revisions: ReadonlyArray<{ sbom_id: string; release_version: string; component_ids: Uint8Array }>,
+    session: MatchSession = createMatchSession(),
   ): Promise<Map<string, CpeMatch>> {
     const out = new Map<string, CpeMatch>();
     const members = revisions.map((r) => ({ ...r, ids: decodeIds(r.component_ids) }));
     const all = [...new Set(members.flatMap((m) => Array.from(m.ids)))];
-    const rows: CpeComponentRow[] = [];
-    await inChunks(all, async (chunk) => {
-      rows.push(...(await cpeMatchingRepo.matchableAmong(db, dialect, chunk)));
-    });
-    if (rows.length === 0) return out;
-    const mappings = await cpeMatchingRepo.mappingsOf(
-      db,
-      rows.filter((r) => r.cpes === null).map((r) => r.org),
-    );
-    const components = new Map<number, { identities: ComponentIdentity[]; keys: string[] }>();
-    for (const row of rows) {
-      const resolved = resolveRow(row, mappings.get(row.org));
-      if (resolved === null || resolved.identities.length === 0) continue;
-      const keys = [...new Set(resolved.identities.flatMap((i) => productKey(i.wfn) ?? []))];
-      components.set(row.id, { identities: resolved.identities, keys });
+    // The pairs each component is matched under.
+    session.makeRoom('keysOf', all.length);
+    const unknown = all.filter((id) => !session.keysOf.has(id));
+    if (unknown.length > 0) {
+      const found = new Map<number, string[]>(unknown.map((id) => [id, []]));
+      await inChunks(unknown, async (chunk) => {
+        for (const row of await cpeMatchingRepo.keysAmong(db, dialect, chunk)) found.get(row.component_id)?.push(row.product_key);
+      });
+      for (const [id, keys] of found) session.keysOf.set(id, keys);
     }
-    const keys = [...new Set([...components.values()].flatMap((c) => c.keys))];
+    // The live records naming those pairs, and those naming every product ('*').
+    const keys = new Set<string>(['*']);
+    for (const id of all) for (const key of session.keysOf.get(id)!) keys.add(key);
+    session.makeRoom('recordsOf', keys.size);
+    const unasked = [...keys].filter((key) => !session.recordsOf.has(key));
+    if (unasked.length > 0) {
+      const found = new Map<string, Map<string, string>>(unasked.map((key) => [key, new Map()]));
+      await inChunks(unasked, async (chunk) => {
+        for (const r of await cpeMatchingRepo.recordsNaming(db, dialect, chunk)) found.get(r.product_key)?.set(r.cve, r.digest);
+      });
+      for (const [key, records] of found)
+        session.recordsOf.set(
+          key,
+          [...records].map(([cve, digest]) => ({ cve, digest })),
+        );
+    }
+    const everyProduct = session.recordsOf.get('*')!.length > 0;
+    const recorded = (id: number) => everyProduct || session.keysOf.get(id)!.some((key) => session.recordsOf.get(key)!.length > 0);
+    const concerned = all.filter(recorded);
+    if (concerned.length === 0) return out;
+    // Their identities, each component's CPEs parsed once a session.
+    session.makeRoom('resolved', concerned.length);
+    const unresolved = concerned.filter((id) => !session.resolved.has(id));
+    if (unresolved.length > 0) {
+      const rows: CpeComponentRow[] = [];
+      await inChunks(unresolved, async (chunk) => {
+        rows.push(...(await cpeMatchingRepo.matchableAmong(db, dialect, chunk)));
+      });
+      const mappings = await cpeMatchingRepo.mappingsOf(
+        db,
+        rows.filter((r) => r.cpes === null).map((r) => r.org),
+      );
+      for (const id of unresolved) session.resolved.set(id, null);
+      for (const row of rows) {
+        const resolved = resolveRow(row, mappings.get(row.org));
+        if (resolved === null || resolved.identities.length === 0) continue;
+        const own = [...new Set(resolved.identities.flatMap((i) => productKey(i.wfn) ?? []))];
+        session.resolved.set(row.id, { identities: resolved.identities, keys: own });
+      }
+    }
+    const components = new Map<number, ResolvedComponent>();
+    for (const id of concerned) {
+      const component = session.resolved.get(id);
+      if (component) components.set(id, component);
+    }
     const recordKeys = new Map<string, Set<string>>();
     const digests = new Map<string, string>();
-    await inChunks(keys, async (chunk) => {
-      for (const r of await cpeMatchingRepo.recordsNaming(db, dialect, chunk)) {
-        recordKeys.set(r.cve, (recordKeys.get(r.cve) ?? new Set()).add(r.product_key));
-        digests.set(r.cve, r.digest);
+    for (const key of new Set([...components.values()].flatMap((c) => c.keys)).add('*'))
+      for (const { cve, digest } of session.recordsOf.get(key) ?? []) {
+        recordKeys.set(cve, (recordKeys.get(cve) ?? new Set()).add(key));
+        digests.set(cve, digest);
       }
-    });
     if (digests.size === 0) return out;
     const configurations = await configurationsOf(digests);
     const subjects = await cpeMatchingRepo.subjectsOf(
@@ -196,10 +273,10 @@ export function createCpeMatcher(database: Database) {
         const compiledRecord = configurations.get(cve);
         if (compiledRecord === undefined) continue;
         // Narrowed to the components sharing a pair with the record: to the others every entry says "not this product".
-        const concerned = named.has('*') ? present : [...new Set([...named].flatMap((key) => byKey.get(key) ?? []))];
-        if (concerned.length === 0) continue;
+        const concernedHere = named.has('*') ? present : [...new Set([...named].flatMap((key) => byKey.get(key) ?? []))];
+        if (concernedHere.length === 0) continue;
         if (++evaluated % 1_000 === 0) await turn();
-        for (const finding of evaluateConfigurations(compiledRecord, { components: concerned, subject }).findings) {
+        for (const finding of evaluateConfigurations(compiledRecord, { components: concernedHere, subject }).findings) {
           const componentId = Number(finding.ref);
           const key = `${componentId}\u0000${cve}`;
           const held = out.get(key);
@@ -235,6 +312,9 @@ export function createCpeMatcher(database: Database) {
     anyRecords: (): Promise<boolean> => cpeMatchingRepo.anyRecord(db),
 
     matchRevisions,
+
+    /** A new session for matchRevisions: one per refresh of many products. */
+    session: createMatchSession,
   };
 }
 

@@ -8,7 +8,7 @@ import { analysisRepo } from '../store/analysis.repo.js';
 import { findingsRepo } from '../store/findings.repo.js';
 import { POSTGRES_CHUNK } from './component-matcher.js';
 import { releasesOfComponents } from './component-releases.js';
-import { type CpeMatcher, createCpeMatcher } from './cpe-matcher.js';
+import { type CpeMatcher, createCpeMatcher, type MatchSession } from './cpe-matcher.js';
 import { PLATFORM_ACTOR, raiseExploited } from './exploited-signals.js';
 
 // Findings: which products carry which vulnerability, kept in step with the products' latest
@@ -51,7 +51,11 @@ export function createFindingsEngine(database: Database, options: { clock?: Cloc
    * recorded (with the organisation's rules applied), gone ones marked with the revision that
    * dropped them, the releases of the others updated. Then the exploited ones raise their signal.
    */
-  async function refreshProduct(productId: string, orgMatches?: ReadonlyMap<number, Set<string>>): Promise<ProductRun | null> {
+  async function refreshProduct(
+    productId: string,
+    orgMatches?: ReadonlyMap<number, Set<string>>,
+    session?: MatchSession,
+  ): Promise<ProductRun | null> {
     const product = await findingsRepo.product(db, productId);
     if (!product) return null;
     const at = iso(clock());
@@ -73,7 +77,7 @@ export function createFindingsEngine(database: Database, options: { clock?: Cloc
         wanted.set(`${componentId}\u0000${vulnKey}`, { componentId, vulnKey, releases, match: null, conditional: 0, sources: OSV_ONLY });
     }
     // CPE matches of the same component and CVE join the purl's: one finding, both sources.
-    for (const [key, found] of await cpe.matchRevisions(latest)) {
+    for (const [key, found] of await cpe.matchRevisions(latest, session)) {
       const purl = wanted.get(key);
       const match = JSON.stringify(found.evidence);
       if (purl !== undefined) {
@@ -222,13 +226,15 @@ export function createFindingsEngine(database: Database, options: { clock?: Cloc
     async refreshProducts(productIds: Iterable<string>): Promise<{ new: number; resolved: number }> {
       const findings = { new: 0, resolved: 0 };
       const orgs = new Map<string, string[]>();
+      // What the CPE matcher reads of components and records, read once for all these products.
+      const session = cpe.session();
       for (const row of await findingsRepo.organisationsOf(db, [...new Set(productIds)])) {
         orgs.set(row.org_id, [...(orgs.get(row.org_id) ?? []), row.id]);
       }
       for (const [orgId, products] of orgs) {
         const orgMatches = products.length > 1 ? await findingsRepo.matchesOfOrg(db, orgId) : undefined;
         for (const id of products) {
-          const run = await refreshProduct(id, orgMatches);
+          const run = await refreshProduct(id, orgMatches, session);
           if (run) {
             findings.new += run.added.length;
             findings.resolved += run.gone;
