@@ -103,6 +103,40 @@ describe('findings from CPEs', () => {
     );
   });
 
+  it('decides the platform term by each product’s own components when one import refreshes them together', async (t) => {
+    const h = await buildHarness(t);
+    const cli = cliOf(h);
+    // The same firmware component in three products' revisions; which device it runs on differs.
+    const firmware = {
+      name: 'archer_ax21_firmware',
+      version: '1.1.1',
+      cpe: 'cpe:2.3:o:tp-link:archer_ax21_firmware:1.1.1:*:*:*:*:*:*:*',
+    };
+    // Named only by the record's `vulnerable: false` entry (archer_ax21:-): its version value decides that term false.
+    const otherHardware = { name: 'archer_ax21', version: '2.0', cpe: 'cpe:2.3:h:tp-link:archer_ax21:2.0:*:*:*:*:*:*:*' };
+    // Under a pair no record names: read for nothing, and no finding.
+    const unrelated = { name: 'acme-daemon', version: '1.0', cpe: 'cpe:2.3:a:acme:acme_daemon:1.0:*:*:*:*:*:*:*' };
+    await firmwareProduct(h, [firmware, unrelated], { sku: 'BARE' });
+    await firmwareProduct(h, [firmware, otherHardware, unrelated], { sku: 'OTHER' });
+    await firmwareProduct(h, [firmware, unrelated], { sku: 'AX21', subject: 'cpe:2.3:h:tp-link:archer_ax21:-:*:*:*:*:*:*:*' });
+    const imported = await cli('vuln', 'import', nvdFile('CVE-2023-1389'), '--json');
+    assert.equal(imported.code, 0, imported.stderr);
+    assert.deepEqual(imported.json().findings, { new: 2, resolved: 0 });
+
+    type Row = Listed & { product_sku: string };
+    const asserted: Row[] = (await cli('finding', 'list', '--org', 'acme', '--json')).json().findings;
+    assert.deepEqual(
+      asserted.map((f) => [f.product_sku, f.vulnerability, f.component.name, f.match?.conditional]),
+      [['AX21', 'CVE-2023-1389', 'archer_ax21_firmware', false]],
+    );
+    const conditional: Row[] = (await cli('finding', 'list', '--org', 'acme', '--conditional', '--json')).json().findings;
+    assert.deepEqual(
+      conditional.map((f) => [f.product_sku, f.component.name, f.match?.condition]),
+      [['BARE', 'archer_ax21_firmware', 'only with cpe:2.3:h:tp-link:archer_ax21:-']],
+      'OTHER runs on another device: no finding, not even a conditional one',
+    );
+  });
+
   it('makes one finding of a CVE found by purl and by CPE, both sources named', async (t) => {
     const h = await buildHarness(t);
     await importRecords(h, RECORDS.salt2);
