@@ -99,29 +99,29 @@ export function createFindingsEngine(database: Database, options: { clock?: Cloc
     const newest = latest.reduce<(typeof latest)[number] | null>((a, b) => (a === null || b.ingested_at > a.ingested_at ? b : a), null);
     const scores = await findingsRepo.scoresOf(db, [...new Set([...wanted.values()].map((w) => w.vulnKey))]);
     const added: FindingRow[] = [];
-    // Changes to stored findings, a statement per chunk of them: gone ones, and live ones by
-    // their new releases and match (one value for most of a product's findings).
+    // Changes to stored findings, a statement per chunk of them: gone ones, and live ones each
+    // with its new releases and match.
     const goneRows: FindingRow[] = [];
-    const liveByChange = new Map<string, { change: Partial<FindingRow>; rows: FindingRow[] }>();
+    const liveRows: Array<Pick<FindingRow, 'component_id' | 'vuln_key' | 'releases' | 'match' | 'conditional' | 'sources'>> = [];
     for (const row of stored) {
       const want = wanted.get(`${row.component_id}\u0000${row.vuln_key}`);
       wanted.delete(`${row.component_id}\u0000${row.vuln_key}`);
       if (!want && row.gone_at === null) goneRows.push(row);
-      else if (want && (row.gone_at !== null || differs(row, want))) {
-        const change = { releases: want.releases, match: want.match, conditional: want.conditional, sources: want.sources };
-        const key = JSON.stringify(change);
-        const group = liveByChange.get(key) ?? { change, rows: [] as FindingRow[] };
-        group.rows.push(row);
-        liveByChange.set(key, group);
-      }
+      else if (want && (row.gone_at !== null || differs(row, want)))
+        liveRows.push({
+          component_id: row.component_id,
+          vuln_key: row.vuln_key,
+          releases: want.releases,
+          match: want.match,
+          conditional: want.conditional,
+          sources: want.sources,
+        });
     }
     const gone = goneRows.length;
     await database.transaction(async (trx) => {
       const by = newest ? `${newest.release_version} revision ${newest.revision}` : null;
       await findingsRepo.updateMany(trx, productId, goneRows, { gone_at: at, gone_with: by });
-      for (const { change, rows } of liveByChange.values()) {
-        await findingsRepo.updateMany(trx, productId, rows, { gone_at: null, gone_with: null, ...change });
-      }
+      await findingsRepo.updateEach(trx, productId, liveRows);
       for (const w of wanted.values()) {
         const score = scores.get(w.vulnKey);
         added.push({
