@@ -86,24 +86,28 @@ const SESSION_MAX = 250_000;
 
 /**
  * What matchRevisions read, kept over one refresh of many products (findings-engine.ts
- * refreshProducts): each component's vendor:product pairs, each pair's live records, each
- * concerned component's identities (null: not matchable).
+ * refreshProducts): each pair's live records, and each component's verdict: its identities when
+ * it is matchable under a pair that a record names (or when a record names every product), else
+ * null. Both hold for the whole refresh: the records do not change during it.
  */
 export interface MatchSession {
-  keysOf: Map<number, readonly string[]>;
   recordsOf: Map<string, ReadonlyArray<{ cve: string; digest: string }>>;
-  resolved: Map<number, ResolvedComponent | null>;
-  /** Empties one of the maps when `wanted` more entries would take it past SESSION_MAX (before it is read from). */
-  makeRoom(map: 'keysOf' | 'recordsOf' | 'resolved', wanted: number): void;
+  verdicts: Map<number, ResolvedComponent | null>;
+  /**
+   * Empties both maps when `wanted` more entries would take either past SESSION_MAX (before they
+   * are read from): a verdict's records are read from recordsOf, so they go together.
+   */
+  makeRoom(wanted: number): void;
 }
 
 export function createMatchSession(): MatchSession {
   const session: MatchSession = {
-    keysOf: new Map(),
     recordsOf: new Map(),
-    resolved: new Map(),
-    makeRoom(map, wanted) {
-      if (session[map].size + wanted > SESSION_MAX) session[map].clear();
+    verdicts: new Map(),
+    makeRoom(wanted) {
+      if (Math.max(session.verdicts.size, session.recordsOf.size) + wanted <= SESSION_MAX) return;
+      session.verdicts.clear();
+      session.recordsOf.clear();
     },
   };
   return session;
@@ -164,6 +168,54 @@ export function createCpeMatcher(database: Database) {
   }
 
   /**
+   * Reaches the session's verdict on each of `ids`: reads their pairs (component_cpe_keys), the
+   * live records naming those pairs not asked for yet, and the CPEs of the components under a
+   * recorded pair (of all when a record names every product); every other component is null.
+   */
+  async function judge(ids: readonly number[], session: MatchSession): Promise<void> {
+    const keysOf = new Map<number, string[]>(ids.map((id) => [id, []]));
+    await inChunks(ids, async (chunk) => {
+      for (const row of await cpeMatchingRepo.keysAmong(db, dialect, chunk)) keysOf.get(row.component_id)?.push(row.product_key);
+    });
+    const keys = new Set<string>(['*']);
+    for (const owned of keysOf.values()) for (const key of owned) keys.add(key);
+    const unasked = [...keys].filter((key) => !session.recordsOf.has(key));
+    if (unasked.length > 0) {
+      const found = new Map<string, Map<string, string>>(unasked.map((key) => [key, new Map()]));
+      await inChunks(unasked, async (chunk) => {
+        for (const r of await cpeMatchingRepo.recordsNaming(db, dialect, chunk)) found.get(r.product_key)?.set(r.cve, r.digest);
+      });
+      for (const [key, records] of found)
+        session.recordsOf.set(
+          key,
+          [...records].map(([cve, digest]) => ({ cve, digest })),
+        );
+    }
+    const everyProduct = session.recordsOf.get('*')!.length > 0;
+    const concerned: number[] = [];
+    for (const [id, owned] of keysOf) {
+      if (everyProduct || owned.some((key) => session.recordsOf.get(key)!.length > 0)) concerned.push(id);
+      else session.verdicts.set(id, null);
+    }
+    if (concerned.length === 0) return;
+    const rows: CpeComponentRow[] = [];
+    await inChunks(concerned, async (chunk) => {
+      rows.push(...(await cpeMatchingRepo.matchableAmong(db, dialect, chunk)));
+    });
+    const mappings = await cpeMatchingRepo.mappingsOf(
+      db,
+      rows.filter((r) => r.cpes === null).map((r) => r.org),
+    );
+    for (const id of concerned) session.verdicts.set(id, null);
+    for (const row of rows) {
+      const resolved = resolveRow(row, mappings.get(row.org));
+      if (resolved === null || resolved.identities.length === 0) continue;
+      const own = [...new Set(resolved.identities.flatMap((i) => productKey(i.wfn) ?? []))];
+      session.verdicts.set(row.id, { identities: resolved.identities, keys: own });
+    }
+  }
+
+  /**
    * The CPE findings of these revisions (a product's latest, one per release): each revision's
    * components under a vendor:product that a live record names (component_cpe_keys, read when
    * the component was) evaluated against those records, with the revision's other such
@@ -179,65 +231,19 @@ export function createCpeMatcher(database: Database) {
   ): Promise<Map<string, CpeMatch>> {
     const out = new Map<string, CpeMatch>();
     const members = revisions.map((r) => ({ ...r, ids: decodeIds(r.component_ids) }));
-    const all = [...new Set(members.flatMap((m) => Array.from(m.ids)))];
-    // The pairs each component is matched under.
-    session.makeRoom('keysOf', all.length);
-    const unknown = all.filter((id) => !session.keysOf.has(id));
-    if (unknown.length > 0) {
-      const found = new Map<number, string[]>(unknown.map((id) => [id, []]));
-      await inChunks(unknown, async (chunk) => {
-        for (const row of await cpeMatchingRepo.keysAmong(db, dialect, chunk)) found.get(row.component_id)?.push(row.product_key);
-      });
-      for (const [id, keys] of found) session.keysOf.set(id, keys);
-    }
-    // The live records naming those pairs, and those naming every product ('*').
+    session.makeRoom(members.reduce((n, m) => n + m.ids.length, 0));
+    const pending = new Set<number>();
+    for (const member of members) for (const id of member.ids) if (!session.verdicts.has(id)) pending.add(id);
+    if (pending.size > 0) await judge([...pending], session);
     const keys = new Set<string>(['*']);
-    for (const id of all) for (const key of session.keysOf.get(id)!) keys.add(key);
-    session.makeRoom('recordsOf', keys.size);
-    const unasked = [...keys].filter((key) => !session.recordsOf.has(key));
-    if (unasked.length > 0) {
-      const found = new Map<string, Map<string, string>>(unasked.map((key) => [key, new Map()]));
-      await inChunks(unasked, async (chunk) => {
-        for (const r of await cpeMatchingRepo.recordsNaming(db, dialect, chunk)) found.get(r.product_key)?.set(r.cve, r.digest);
-      });
-      for (const [key, records] of found)
-        session.recordsOf.set(
-          key,
-          [...records].map(([cve, digest]) => ({ cve, digest })),
-        );
-    }
-    const everyProduct = session.recordsOf.get('*')!.length > 0;
-    const recorded = (id: number) => everyProduct || session.keysOf.get(id)!.some((key) => session.recordsOf.get(key)!.length > 0);
-    const concerned = all.filter(recorded);
-    if (concerned.length === 0) return out;
-    // Their identities, each component's CPEs parsed once a session.
-    session.makeRoom('resolved', concerned.length);
-    const unresolved = concerned.filter((id) => !session.resolved.has(id));
-    if (unresolved.length > 0) {
-      const rows: CpeComponentRow[] = [];
-      await inChunks(unresolved, async (chunk) => {
-        rows.push(...(await cpeMatchingRepo.matchableAmong(db, dialect, chunk)));
-      });
-      const mappings = await cpeMatchingRepo.mappingsOf(
-        db,
-        rows.filter((r) => r.cpes === null).map((r) => r.org),
-      );
-      for (const id of unresolved) session.resolved.set(id, null);
-      for (const row of rows) {
-        const resolved = resolveRow(row, mappings.get(row.org));
-        if (resolved === null || resolved.identities.length === 0) continue;
-        const own = [...new Set(resolved.identities.flatMap((i) => productKey(i.wfn) ?? []))];
-        session.resolved.set(row.id, { identities: resolved.identities, keys: own });
+    for (const member of members)
+      for (const id of member.ids) {
+        const component = session.verdicts.get(id);
+        if (component) for (const key of component.keys) keys.add(key);
       }
-    }
-    const components = new Map<number, ResolvedComponent>();
-    for (const id of concerned) {
-      const component = session.resolved.get(id);
-      if (component) components.set(id, component);
-    }
     const recordKeys = new Map<string, Set<string>>();
     const digests = new Map<string, string>();
-    for (const key of new Set([...components.values()].flatMap((c) => c.keys)).add('*'))
+    for (const key of keys)
       for (const { cve, digest } of session.recordsOf.get(key) ?? []) {
         recordKeys.set(cve, (recordKeys.get(cve) ?? new Set()).add(key));
         digests.set(cve, digest);
@@ -252,8 +258,8 @@ export function createCpeMatcher(database: Database) {
       const byKey = new Map<string, Array<{ ref: string; identities: ComponentIdentity[] }>>();
       const present: Array<{ ref: string; identities: ComponentIdentity[] }> = [];
       for (const id of member.ids) {
-        const component = components.get(id);
-        if (component === undefined) continue;
+        const component = session.verdicts.get(id);
+        if (!component) continue;
         const entry = { ref: String(id), identities: component.identities };
         present.push(entry);
         for (const key of component.keys) {
