@@ -221,7 +221,7 @@ export function createCpeMatcher(database: Database) {
    * the component was) evaluated against those records, with the revision's other such
    * components and its subject deciding the other terms. A component under no recorded pair is
    * neither read nor parsed again: to every record it would answer "not this product".
-   * `session` keeps what was read (each component's pairs and identities, each pair's records)
+   * `session` keeps what was read (each component's verdict, each pair's records)
    * across the products of one refresh: a component is in ten products' revisions, a pair in
    * many, and the records do not change during it.
    */
