@@ -103,6 +103,80 @@ describe('findings from CPEs', () => {
     );
   });
 
+  it('decides the platform term by each product’s own components when one import refreshes them together', async (t) => {
+    const h = await buildHarness(t);
+    const cli = cliOf(h);
+    // The same firmware component in three products' revisions; which device it runs on differs.
+    const firmware = {
+      name: 'archer_ax21_firmware',
+      version: '1.1.1',
+      cpe: 'cpe:2.3:o:tp-link:archer_ax21_firmware:1.1.1:*:*:*:*:*:*:*',
+    };
+    // Named only by the record's `vulnerable: false` entry (archer_ax21:-): its version value decides that term false.
+    const otherHardware = { name: 'archer_ax21', version: '2.0', cpe: 'cpe:2.3:h:tp-link:archer_ax21:2.0:*:*:*:*:*:*:*' };
+    // Under a pair no record names: read for nothing, and no finding.
+    const unrelated = { name: 'acme-daemon', version: '1.0', cpe: 'cpe:2.3:a:acme:acme_daemon:1.0:*:*:*:*:*:*:*' };
+    await firmwareProduct(h, [firmware, unrelated], { sku: 'BARE' });
+    await firmwareProduct(h, [firmware, otherHardware, unrelated], { sku: 'OTHER' });
+    await firmwareProduct(h, [firmware, unrelated], { sku: 'AX21', subject: 'cpe:2.3:h:tp-link:archer_ax21:-:*:*:*:*:*:*:*' });
+    const imported = await cli('vuln', 'import', nvdFile('CVE-2023-1389'), '--json');
+    assert.equal(imported.code, 0, imported.stderr);
+    assert.deepEqual(imported.json().findings, { new: 2, resolved: 0 });
+
+    type Row = Listed & { product_sku: string };
+    const asserted: Row[] = (await cli('finding', 'list', '--org', 'acme', '--json')).json().findings;
+    assert.deepEqual(
+      asserted.map((f) => [f.product_sku, f.vulnerability, f.component.name, f.match?.conditional]),
+      [['AX21', 'CVE-2023-1389', 'archer_ax21_firmware', false]],
+    );
+    const conditional: Row[] = (await cli('finding', 'list', '--org', 'acme', '--conditional', '--json')).json().findings;
+    assert.deepEqual(
+      conditional.map((f) => [f.product_sku, f.component.name, f.match?.condition]),
+      [['BARE', 'archer_ax21_firmware', 'only with cpe:2.3:h:tp-link:archer_ax21:-']],
+      'OTHER runs on another device: no finding, not even a conditional one',
+    );
+  });
+
+  it('gives each finding its own new evidence when one import changes several records', async (t) => {
+    const h = await buildHarness(t);
+    const cli = cliOf(h);
+    await firmwareProduct(h, [
+      { name: 'openssl', version: '1.0.2zf', cpe: 'cpe:2.3:a:openssl:openssl:1.0.2zf:*:*:*:*:*:*:*' },
+      { name: 'dnsmasq', version: '2.84', cpe: 'cpe:2.3:a:thekelleys:dnsmasq:2.84:*:*:*:*:*:*:*' },
+    ]);
+    await importNvd(h, 'CVE-2023-0286', 'CVE-2021-3448');
+    const dir = mkdtempSync(join(tmpdir(), 'cra-nvd-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    // Both records widened, each its own way, in one feed file.
+    const widened = (cve: string, from: string, to: string) => {
+      const text = JSON.stringify(JSON.parse(readFileSync(nvdFile(cve), 'utf8')));
+      assert.ok(text.includes(from), `${cve} has ${from}`);
+      return { ...JSON.parse(text.replace(from, to)), lastModified: '2026-11-01T00:00:00.000' };
+    };
+    const feed = {
+      format: 'NVD_CVE',
+      version: '2.0',
+      vulnerabilities: [
+        { cve: widened('CVE-2023-0286', '"versionEndExcluding":"1.0.2zg"', '"versionEndExcluding":"1.0.2zh"') },
+        { cve: widened('CVE-2021-3448', '"versionEndExcluding":"2.85"', '"versionEndExcluding":"2.86"') },
+      ],
+    };
+    writeFileSync(join(dir, 'changed.json'), JSON.stringify(feed));
+    const changed = await cli('vuln', 'import', join(dir, 'changed.json'), '--json');
+    assert.equal(changed.code, 0, changed.stderr);
+    assert.deepEqual(changed.json().findings, { new: 0, resolved: 0 });
+    const findings: Listed[] = (await cli('finding', 'list', '--org', 'acme', '--json')).json().findings;
+    assert.deepEqual(
+      findings
+        .map((f) => [f.vulnerability, f.component.name, (f.match as unknown as { range: { end_excluding?: string } }).range.end_excluding])
+        .sort(),
+      [
+        ['CVE-2021-3448', 'dnsmasq', '2.86'],
+        ['CVE-2023-0286', 'openssl', '1.0.2zh'],
+      ],
+    );
+  });
+
   it('makes one finding of a CVE found by purl and by CPE, both sources named', async (t) => {
     const h = await buildHarness(t);
     await importRecords(h, RECORDS.salt2);

@@ -75,6 +75,44 @@ function betterEvidence(a: Evidence, b: Evidence): boolean {
   return false;
 }
 
+/** A component's identities and the pairs they are under. */
+interface ResolvedComponent {
+  identities: ComponentIdentity[];
+  keys: string[];
+}
+
+/** Entries a session's map holds; past it the map starts again (what a refresh of a whole organisation reads is larger). */
+const SESSION_MAX = 250_000;
+
+/**
+ * What matchRevisions read, kept over one refresh of many products (findings-engine.ts
+ * refreshProducts): each pair's live records, and each component's verdict: its identities when
+ * it is matchable under a pair that a record names (or when a record names every product), else
+ * null. Both hold for the whole refresh: the records do not change during it.
+ */
+export interface MatchSession {
+  recordsOf: Map<string, ReadonlyArray<{ cve: string; digest: string }>>;
+  verdicts: Map<number, ResolvedComponent | null>;
+  /**
+   * Empties both maps when `wanted` more entries would take either past SESSION_MAX (before they
+   * are read from): a verdict's records are read from recordsOf, so they go together.
+   */
+  makeRoom(wanted: number): void;
+}
+
+export function createMatchSession(): MatchSession {
+  const session: MatchSession = {
+    recordsOf: new Map(),
+    verdicts: new Map(),
+    makeRoom(wanted) {
+      if (Math.max(session.verdicts.size, session.recordsOf.size) + wanted <= SESSION_MAX) return;
+      session.verdicts.clear();
+      session.recordsOf.clear();
+    },
+  };
+  return session;
+}
+
 export function createCpeMatcher(database: Database) {
   const { db, dialect } = database;
   const size = dialect === 'postgres' ? POSTGRES_CHUNK : CHUNK;
@@ -130,41 +168,86 @@ export function createCpeMatcher(database: Database) {
   }
 
   /**
-   * The CPE findings of these revisions (a product's latest, one per release): each revision's
-   * matchable components evaluated against the records naming their vendor:product pairs, with
-   * the revision's other components and its subject deciding the other terms.
+   * Reaches the session's verdict on each of `ids`: reads their pairs (component_cpe_keys), the
+   * live records naming those pairs not asked for yet, and the CPEs of the components under a
+   * recorded pair (of all when a record names every product); every other component is null.
    */
-  async function matchRevisions(
-    revisions: ReadonlyArray<{ sbom_id: string; release_version: string; component_ids: Uint8Array }>,
-  ): Promise<Map<string, CpeMatch>> {
-    const out = new Map<string, CpeMatch>();
-    const members = revisions.map((r) => ({ ...r, ids: decodeIds(r.component_ids) }));
-    const all = [...new Set(members.flatMap((m) => Array.from(m.ids)))];
+  async function judge(ids: readonly number[], session: MatchSession): Promise<void> {
+    const keysOf = new Map<number, string[]>(ids.map((id) => [id, []]));
+    await inChunks(ids, async (chunk) => {
+      for (const row of await cpeMatchingRepo.keysAmong(db, dialect, chunk)) keysOf.get(row.component_id)?.push(row.product_key);
+    });
+    const keys = new Set<string>(['*']);
+    for (const owned of keysOf.values()) for (const key of owned) keys.add(key);
+    const unasked = [...keys].filter((key) => !session.recordsOf.has(key));
+    if (unasked.length > 0) {
+      const found = new Map<string, Map<string, string>>(unasked.map((key) => [key, new Map()]));
+      await inChunks(unasked, async (chunk) => {
+        for (const r of await cpeMatchingRepo.recordsNaming(db, dialect, chunk)) found.get(r.product_key)?.set(r.cve, r.digest);
+      });
+      for (const [key, records] of found)
+        session.recordsOf.set(
+          key,
+          [...records].map(([cve, digest]) => ({ cve, digest })),
+        );
+    }
+    const everyProduct = session.recordsOf.get('*')!.length > 0;
+    const concerned: number[] = [];
+    for (const [id, owned] of keysOf) {
+      if (everyProduct || owned.some((key) => session.recordsOf.get(key)!.length > 0)) concerned.push(id);
+      else session.verdicts.set(id, null);
+    }
+    if (concerned.length === 0) return;
     const rows: CpeComponentRow[] = [];
-    await inChunks(all, async (chunk) => {
+    await inChunks(concerned, async (chunk) => {
       rows.push(...(await cpeMatchingRepo.matchableAmong(db, dialect, chunk)));
     });
-    if (rows.length === 0) return out;
     const mappings = await cpeMatchingRepo.mappingsOf(
       db,
       rows.filter((r) => r.cpes === null).map((r) => r.org),
     );
-    const components = new Map<number, { identities: ComponentIdentity[]; keys: string[] }>();
+    for (const id of concerned) session.verdicts.set(id, null);
     for (const row of rows) {
       const resolved = resolveRow(row, mappings.get(row.org));
       if (resolved === null || resolved.identities.length === 0) continue;
-      const keys = [...new Set(resolved.identities.flatMap((i) => productKey(i.wfn) ?? []))];
-      components.set(row.id, { identities: resolved.identities, keys });
+      const own = [...new Set(resolved.identities.flatMap((i) => productKey(i.wfn) ?? []))];
+      session.verdicts.set(row.id, { identities: resolved.identities, keys: own });
     }
-    const keys = [...new Set([...components.values()].flatMap((c) => c.keys))];
+  }
+
+  /**
+   * The CPE findings of these revisions (a product's latest, one per release): each revision's
+   * components under a vendor:product that a live record names (component_cpe_keys, read when
+   * the component was) evaluated against those records, with the revision's other such
+   * components and its subject deciding the other terms. A component under no recorded pair is
+   * neither read nor parsed again: to every record it would answer "not this product".
+   * `session` keeps what was read (each component's verdict, each pair's records)
+   * across the products of one refresh: a component is in ten products' revisions, a pair in
+   * many, and the records do not change during it.
+   */
+  async function matchRevisions(
+    revisions: ReadonlyArray<{ sbom_id: string; release_version: string; component_ids: Uint8Array }>,
+    session: MatchSession = createMatchSession(),
+  ): Promise<Map<string, CpeMatch>> {
+    const out = new Map<string, CpeMatch>();
+    const members = revisions.map((r) => ({ ...r, ids: decodeIds(r.component_ids) }));
+    session.makeRoom(members.reduce((n, m) => n + m.ids.length, 0));
+    const pending = new Set<number>();
+    for (const member of members) for (const id of member.ids) if (!session.verdicts.has(id)) pending.add(id);
+    if (pending.size > 0) await judge([...pending], session);
+    const keys = new Set<string>(['*']);
+    for (const member of members)
+      for (const id of member.ids) {
+        const component = session.verdicts.get(id);
+        if (component) for (const key of component.keys) keys.add(key);
+      }
     const recordKeys = new Map<string, Set<string>>();
     const digests = new Map<string, string>();
-    await inChunks(keys, async (chunk) => {
-      for (const r of await cpeMatchingRepo.recordsNaming(db, dialect, chunk)) {
-        recordKeys.set(r.cve, (recordKeys.get(r.cve) ?? new Set()).add(r.product_key));
-        digests.set(r.cve, r.digest);
+    for (const key of keys)
+      for (const { cve, digest } of session.recordsOf.get(key) ?? []) {
+        recordKeys.set(cve, (recordKeys.get(cve) ?? new Set()).add(key));
+        digests.set(cve, digest);
       }
-    });
     if (digests.size === 0) return out;
     const configurations = await configurationsOf(digests);
     const subjects = await cpeMatchingRepo.subjectsOf(
@@ -175,8 +258,8 @@ export function createCpeMatcher(database: Database) {
       const byKey = new Map<string, Array<{ ref: string; identities: ComponentIdentity[] }>>();
       const present: Array<{ ref: string; identities: ComponentIdentity[] }> = [];
       for (const id of member.ids) {
-        const component = components.get(id);
-        if (component === undefined) continue;
+        const component = session.verdicts.get(id);
+        if (!component) continue;
         const entry = { ref: String(id), identities: component.identities };
         present.push(entry);
         for (const key of component.keys) {
@@ -196,10 +279,10 @@ export function createCpeMatcher(database: Database) {
         const compiledRecord = configurations.get(cve);
         if (compiledRecord === undefined) continue;
         // Narrowed to the components sharing a pair with the record: to the others every entry says "not this product".
-        const concerned = named.has('*') ? present : [...new Set([...named].flatMap((key) => byKey.get(key) ?? []))];
-        if (concerned.length === 0) continue;
+        const concernedHere = named.has('*') ? present : [...new Set([...named].flatMap((key) => byKey.get(key) ?? []))];
+        if (concernedHere.length === 0) continue;
         if (++evaluated % 1_000 === 0) await turn();
-        for (const finding of evaluateConfigurations(compiledRecord, { components: concerned, subject }).findings) {
+        for (const finding of evaluateConfigurations(compiledRecord, { components: concernedHere, subject }).findings) {
           const componentId = Number(finding.ref);
           const key = `${componentId}\u0000${cve}`;
           const held = out.get(key);
@@ -235,6 +318,9 @@ export function createCpeMatcher(database: Database) {
     anyRecords: (): Promise<boolean> => cpeMatchingRepo.anyRecord(db),
 
     matchRevisions,
+
+    /** A new session for matchRevisions: one per refresh of many products. */
+    session: createMatchSession,
   };
 }
 

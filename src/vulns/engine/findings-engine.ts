@@ -8,7 +8,7 @@ import { analysisRepo } from '../store/analysis.repo.js';
 import { findingsRepo } from '../store/findings.repo.js';
 import { POSTGRES_CHUNK } from './component-matcher.js';
 import { releasesOfComponents } from './component-releases.js';
-import { type CpeMatcher, createCpeMatcher } from './cpe-matcher.js';
+import { type CpeMatcher, createCpeMatcher, type MatchSession } from './cpe-matcher.js';
 import { PLATFORM_ACTOR, raiseExploited } from './exploited-signals.js';
 
 // Findings: which products carry which vulnerability, kept in step with the products' latest
@@ -51,7 +51,11 @@ export function createFindingsEngine(database: Database, options: { clock?: Cloc
    * recorded (with the organisation's rules applied), gone ones marked with the revision that
    * dropped them, the releases of the others updated. Then the exploited ones raise their signal.
    */
-  async function refreshProduct(productId: string, orgMatches?: ReadonlyMap<number, Set<string>>): Promise<ProductRun | null> {
+  async function refreshProduct(
+    productId: string,
+    orgMatches?: ReadonlyMap<number, Set<string>>,
+    session?: MatchSession,
+  ): Promise<ProductRun | null> {
     const product = await findingsRepo.product(db, productId);
     if (!product) return null;
     const at = iso(clock());
@@ -73,7 +77,7 @@ export function createFindingsEngine(database: Database, options: { clock?: Cloc
         wanted.set(`${componentId}\u0000${vulnKey}`, { componentId, vulnKey, releases, match: null, conditional: 0, sources: OSV_ONLY });
     }
     // CPE matches of the same component and CVE join the purl's: one finding, both sources.
-    for (const [key, found] of await cpe.matchRevisions(latest)) {
+    for (const [key, found] of await cpe.matchRevisions(latest, session)) {
       const purl = wanted.get(key);
       const match = JSON.stringify(found.evidence);
       if (purl !== undefined) {
@@ -95,29 +99,29 @@ export function createFindingsEngine(database: Database, options: { clock?: Cloc
     const newest = latest.reduce<(typeof latest)[number] | null>((a, b) => (a === null || b.ingested_at > a.ingested_at ? b : a), null);
     const scores = await findingsRepo.scoresOf(db, [...new Set([...wanted.values()].map((w) => w.vulnKey))]);
     const added: FindingRow[] = [];
-    // Changes to stored findings, a statement per chunk of them: gone ones, and live ones by
-    // their new releases and match (one value for most of a product's findings).
+    // Changes to stored findings, a statement per chunk of them: gone ones, and live ones each
+    // with its new releases and match.
     const goneRows: FindingRow[] = [];
-    const liveByChange = new Map<string, { change: Partial<FindingRow>; rows: FindingRow[] }>();
+    const liveRows: Array<Pick<FindingRow, 'component_id' | 'vuln_key' | 'releases' | 'match' | 'conditional' | 'sources'>> = [];
     for (const row of stored) {
       const want = wanted.get(`${row.component_id}\u0000${row.vuln_key}`);
       wanted.delete(`${row.component_id}\u0000${row.vuln_key}`);
       if (!want && row.gone_at === null) goneRows.push(row);
-      else if (want && (row.gone_at !== null || differs(row, want))) {
-        const change = { releases: want.releases, match: want.match, conditional: want.conditional, sources: want.sources };
-        const key = JSON.stringify(change);
-        const group = liveByChange.get(key) ?? { change, rows: [] as FindingRow[] };
-        group.rows.push(row);
-        liveByChange.set(key, group);
-      }
+      else if (want && (row.gone_at !== null || differs(row, want)))
+        liveRows.push({
+          component_id: row.component_id,
+          vuln_key: row.vuln_key,
+          releases: want.releases,
+          match: want.match,
+          conditional: want.conditional,
+          sources: want.sources,
+        });
     }
     const gone = goneRows.length;
     await database.transaction(async (trx) => {
       const by = newest ? `${newest.release_version} revision ${newest.revision}` : null;
       await findingsRepo.updateMany(trx, productId, goneRows, { gone_at: at, gone_with: by });
-      for (const { change, rows } of liveByChange.values()) {
-        await findingsRepo.updateMany(trx, productId, rows, { gone_at: null, gone_with: null, ...change });
-      }
+      await findingsRepo.updateEach(trx, productId, liveRows);
       for (const w of wanted.values()) {
         const score = scores.get(w.vulnKey);
         added.push({
@@ -222,13 +226,15 @@ export function createFindingsEngine(database: Database, options: { clock?: Cloc
     async refreshProducts(productIds: Iterable<string>): Promise<{ new: number; resolved: number }> {
       const findings = { new: 0, resolved: 0 };
       const orgs = new Map<string, string[]>();
+      // What the CPE matcher reads of components and records, read once for all these products.
+      const session = cpe.session();
       for (const row of await findingsRepo.organisationsOf(db, [...new Set(productIds)])) {
         orgs.set(row.org_id, [...(orgs.get(row.org_id) ?? []), row.id]);
       }
       for (const [orgId, products] of orgs) {
         const orgMatches = products.length > 1 ? await findingsRepo.matchesOfOrg(db, orgId) : undefined;
         for (const id of products) {
-          const run = await refreshProduct(id, orgMatches);
+          const run = await refreshProduct(id, orgMatches, session);
           if (run) {
             findings.new += run.added.length;
             findings.resolved += run.gone;

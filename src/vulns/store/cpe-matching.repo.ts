@@ -110,6 +110,20 @@ export const cpeMatchingRepo = {
     return asRows(rows);
   },
 
+  /** The vendor:product pairs the components among `ids` are matched under (none for one not matchable or not read). */
+  async keysAmong(
+    db: Executor,
+    dialect: DialectName,
+    ids: readonly number[],
+  ): Promise<Array<{ component_id: number; product_key: string }>> {
+    const rows = await db
+      .selectFrom('component_cpe_keys')
+      .select(['component_id', 'product_key'])
+      .where(inList(dialect, 'component_id', ids, 'integer'))
+      .execute();
+    return rows.map((r) => ({ component_id: Number(r.component_id), product_key: r.product_key }));
+  },
+
   /** Component id → its CPE reading's status, for the components among `ids` read. */
   async statusesOf(db: Executor, dialect: DialectName, ids: readonly number[]): Promise<Map<number, string>> {
     const rows = await db

@@ -136,6 +136,33 @@ export const findingsRepo = {
   },
 
   /**
+   * Brings these findings of the product back (gone_at cleared) with each its own releases, match,
+   * conditional and sources, CHUNK a statement: the values travel in the VALUES list beside the
+   * key. A re-import of changed NVD records changes the evidence of every finding it made, each
+   * its own (the record's criterion and range): grouped by value, that was a statement a finding.
+   */
+  async updateEach(
+    db: Executor,
+    productId: string,
+    rows: ReadonlyArray<Pick<FindingRow, 'component_id' | 'vuln_key' | 'releases' | 'match' | 'conditional' | 'sources'>>,
+  ): Promise<void> {
+    for (let i = 0; i < rows.length; i += CHUNK) {
+      const values = sql.join(
+        rows
+          .slice(i, i + CHUNK)
+          .map(
+            (r) =>
+              sql`(cast(${r.component_id} as integer), cast(${r.vuln_key} as text), cast(${r.releases} as text), cast(${r.match} as text), cast(${r.conditional} as integer), cast(${r.sources} as text))`,
+          ),
+      );
+      await sql`update findings set gone_at = null, gone_with = null, releases = v.column3, match = v.column4,
+          conditional = v.column5, sources = v.column6
+        from (values ${values}) as v
+        where findings.product_id = ${productId} and findings.component_id = v.column1 and findings.vuln_key = v.column2`.execute(db);
+    }
+  },
+
+  /**
    * Sets `change` on the product's findings of these (component, vulnerability) pairs, CHUNK a
    * statement. The pairs are a VALUES list joined on the key: as a row-value IN list, PostgreSQL
    * compared each of the product's findings with every pair (17 ms a statement of 285).
