@@ -2,7 +2,6 @@ import type { Database } from '../../db/index.js';
 import { AppError } from '../../errors.js';
 import { type Clock, iso } from '../../shared/time.js';
 import type { FindingsEngine } from '../engine/findings-engine.js';
-import type { NvdRecord } from '../feeds/nvd-record.js';
 import type { DetectedKind } from '../feeds/detect-kind.js';
 import type { FetchPolicy } from '../feeds/fetch-feed.js';
 import { nvdApiSource } from '../feeds/nvd-api.js';
@@ -14,7 +13,8 @@ import {
   nvdRecordFileSource,
   nvdZipSource,
 } from '../feeds/nvd-source.js';
-import { RECORD_BATCH } from '../feeds/prepared-records.js';
+import type { PreparedNvdRecord } from '../feeds/prepare-nvd.js';
+import type { RecordPool } from '../feeds/prepared-records.js';
 import { feedsRepo } from '../store/feeds.repo.js';
 import { findingsRepo } from '../store/findings.repo.js';
 import { nvdRepo, productKeysOf } from '../store/nvd.repo.js';
@@ -35,6 +35,8 @@ export interface NvdImportDeps {
   database: Database;
   clock: Clock;
   findings: Pick<FindingsEngine, 'refreshProducts' | 'productsOfGroups'>;
+  /** Where records are parsed, checked and digested (worker threads for a large input). */
+  records: Pick<RecordPool, 'nvd'>;
   /**
    * Told the CVEs of each stored batch whose records are new, changed or withdrawn, before the
    * products they concern are refreshed (the CPE matcher's hook; see also `changedCves`).
@@ -97,7 +99,7 @@ export async function importNvd(deps: NvdImportDeps, source: string, input: NvdS
     pendingCves.clear();
   };
 
-  const store = async (records: NvdRecord[]) => {
+  const store = async (records: PreparedNvdRecord[]) => {
     const heads = new Map(
       (
         await nvdRepo.heads(
@@ -126,21 +128,18 @@ export async function importNvd(deps: NvdImportDeps, source: string, input: NvdS
     if (pendingKeys.size + pendingCves.size >= PRODUCTS_LOOKUP_FROM) await lookUpProducts();
   };
 
-  let batch: NvdRecord[] = [];
-  const flush = async () => {
-    // The same CVE twice in one input: the later one stands, as it would in two imports.
-    const unique = [...new Map(batch.map((r) => [r.id, r])).values()];
-    batch = [];
-    if (unique.length) await store(unique);
-  };
-  for await (const item of input.items) {
-    summary.records++;
+  for await (const batch of deps.records.nvd(input.items)) {
+    const records: PreparedNvdRecord[] = [];
+    for (const item of batch) {
+      if ('record' in item) records.push(item.record);
+      else summary.skipped.push(item.skipped);
+    }
+    summary.records += batch.length;
     deps.onProgress?.({ source, records: summary.records, done: input.done(), size: input.size || null });
-    if ('record' in item) batch.push(item.record);
-    else summary.skipped.push(item.skipped);
-    if (batch.length >= RECORD_BATCH) await flush();
+    // The same CVE twice in one input: the later one stands, as it would in two imports.
+    const unique = [...new Map(records.map((r) => [r.id, r])).values()];
+    if (unique.length) await store(unique);
   }
-  await flush();
   if (summary.new + summary.changed + summary.withdrawn >= 1_000) await feedsRepo.refreshStatistics(database);
   await lookUpProducts();
   summary.findings = await deps.findings.refreshProducts(products);
