@@ -8,7 +8,7 @@ import { type Prepared, prepareRecord, type RawRecord, type Skipped } from './pr
 // Feed records (OSV's and the NVD's) are parsed, checked and digested in worker threads while the
 // import stores the batch before: preparing takes as long as storing. One pool serves every
 // import of the process (the composition root makes it and closes it); its threads start with
-// the first large import and end when idle, so a small import (or none) starts none.
+// the first large import (a small import, or none, starts none) and all but one end when idle.
 
 /** Records handed on at a time: what an import stores, groups and matches in one step. */
 export const RECORD_BATCH = 500;
@@ -54,15 +54,22 @@ export interface RecordPool {
 
 export function createRecordPool(): RecordPool {
   let pool: Piscina | null = null;
-  const thePool = () => {
-    pool ??= new Piscina({
+  const thePool = (): Piscina => {
+    if (pool) return pool;
+    pool = new Piscina({
       filename: workerUrl(import.meta.url, 'record-worker'),
       maxThreads: Math.max(1, availableParallelism() - 1),
-      minThreads: 0,
-      // Between the files of one import (the NVD's yearly feeds) the threads stay warm.
+      // One thread stays (idle, it keeps no process alive): with none, piscina 5 leaves a batch
+      // queued behind a thread that ran out of memory waiting forever.
+      minThreads: 1,
       idleTimeout: 2_000,
       // A batch's garbage is small and short-lived: a small heap keeps the import's memory bounded.
       resourceLimits: { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 48 },
+    });
+    // A thread that fails with no batch in it is replaced by piscina, which then emits the error on
+    // the pool: unheard, it would end the process. A batch in a failed thread rejects its own run.
+    pool.on('error', (error: unknown) => {
+      process.emitWarning(`a feed record thread failed: ${error instanceof Error ? error.message : String(error)}`);
     });
     return pool;
   };

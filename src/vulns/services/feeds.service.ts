@@ -66,7 +66,7 @@ export function createFeedsService(
     collectGarbage?: { collect(): void; everyRecords?: number };
     /** Told the CVEs whose NVD records each stored batch changed, before products are refreshed. */
     nvdChanged?: (cves: readonly string[]) => Promise<void>;
-    /** The worker threads that prepare records (the composition root's; else one of its own, whose threads end when idle). */
+    /** The worker threads that prepare records (the composition root's; else one of its own, whose idle thread keeps no process alive). */
     records?: RecordPool;
   },
 ) {
