@@ -91,7 +91,8 @@ export function createRecordPool(): RecordPool {
       });
       const here = () => raw.map(how.prepare);
       let work: Promise<P[]>;
-      if ((expected ?? 0) >= POOL_FROM || seen >= POOL_FROM) {
+      // Once started, the threads take every batch (the NVD's yearly files are one import, ~1,000 to 15,000 records each).
+      if (pool || (expected ?? 0) >= POOL_FROM || seen >= POOL_FROM) {
         // A batch the thread could not prepare (one record too large for its small heap) is prepared here.
         const { task, transferList } = how.message(raw);
         work = thePool().run(task, { name: how.task, transferList }) as Promise<P[]>;
