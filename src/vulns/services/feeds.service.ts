@@ -75,7 +75,14 @@ export function createFeedsService(
   const policy = { ...DEFAULT_FETCH_POLICY, ...deps.fetchPolicy };
 
   const records = deps.records ?? createRecordPool();
-  const nvdDeps: NvdImportDeps = { database, clock, findings: deps.findings, records, nvdChanged: deps.nvdChanged };
+  const nvdDeps: NvdImportDeps = {
+    database,
+    clock,
+    findings: deps.findings,
+    records,
+    nvdChanged: deps.nvdChanged,
+    collectGarbage: deps.collectGarbage && { everyRecords: COLLECT_EVERY_RECORDS, ...deps.collectGarbage },
+  };
   const listDeps: ListImportDeps = { database, clock, findings: deps.findings };
 
   /** The products whose findings the import may have changed, brought up to date. */
