@@ -28,6 +28,7 @@ import { createUserService, DEFAULT_SESSION_LIMITS } from './users/users.service
 import { createDispatcher } from './webhooks/dispatcher.js';
 import { webhookSecrets } from './webhooks/secret-storage.js';
 import type { Lookup } from './webhooks/ssrf.js';
+import { createRecordPool } from './vulns/feeds/prepared-records.js';
 import { createVulnService } from './vulns/services/vulns.service.js';
 import { createWebhookService } from './webhooks/webhooks.service.js';
 
@@ -83,6 +84,7 @@ export function createServices({
   const idleMs = (consoleOptions?.idleMinutes ?? DEFAULT_SESSION_LIMITS.idleMs / 60_000) * 60_000;
   const sbomReader = createSbomReader();
   const sbomDocuments = createSbomDocumentService(database, orgs, products);
+  const feedRecords = createRecordPool();
   // Case changes write their webhook events to the outbox themselves, in their own transaction
   // (cases/case-events.ts): the one seam between the workflow and webhooks.
   const caseOptions = { clock };
@@ -93,6 +95,7 @@ export function createServices({
     log,
     fetchPolicy: feeds ? { allowPrivate: feeds.allowPrivate, maxBytes: feeds.maxBytes, nvdApiKey: feeds.nvdApiKey } : undefined,
     collectGarbage,
+    records: feedRecords,
   });
   // Reporter identities and attachments are sealed under their own key from CONSOLE_SECRET.
   const disclosureBox = consoleOptions?.secret ? createSecretBox(consoleOptions.secret, 'cra-disclosure') : null;
@@ -174,6 +177,7 @@ export function createServices({
     /** Stops the workers (sends in flight are recorded first) and the parse threads; the database stays open. */
     async close(): Promise<void> {
       await Promise.all([background?.stop(), feedSchedule?.stop(), sbomReader.close(), vulns.idle()]);
+      await feedRecords.close();
     },
   };
 }

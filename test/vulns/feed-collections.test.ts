@@ -49,4 +49,24 @@ describe('full collections in a feed import', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('an NVD import collects the same way', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cra-feed-collections-'));
+    const testDb = await createTestDatabase();
+    let collections = 0;
+    const services = createServices({ database: testDb.database, collectGarbage: { collect: () => collections++, everyRecords: 400 } });
+    try {
+      const items = Array.from({ length: 1_200 }, (_, i) => ({
+        cve: { id: `CVE-2024-${10_000 + i}`, vulnStatus: 'Analyzed', configurations: [] },
+      }));
+      writeFileSync(join(dir, 'nvdcve-2.0-2024.json'), JSON.stringify({ format: 'NVD_CVE', version: '2.0', vulnerabilities: items }));
+      const [summary] = await services.vulns.importFeeds([join(dir, 'nvdcve-2.0-2024.json')]);
+      assert.deepEqual([summary!.kind, summary!.new], ['nvd', 1_200]);
+      assert.equal(collections, 2);
+    } finally {
+      await services.close();
+      await testDb.drop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { createGunzip, createInflateRaw } from 'node:zlib';
 import { ArrayElements, JsonStructureError } from './json-array-elements.js';
-import { checkedCanonical, FeedRecordError, MAX_DEPTH, parseJson } from './json-text.js';
-import { type NvdRecord, readNvdRecord } from './nvd-record.js';
+import { MAX_DEPTH } from './json-text.js';
 import { SourceError, zipEntryPlaces } from './osv-source.js';
-import { MAX_RECORD_BYTES } from './prepare-record.js';
+import type { RawNvd } from './prepare-nvd.js';
+import { MAX_RECORD_BYTES, type Skipped } from './prepare-record.js';
 
 // Where NVD records come from (firmware.md, Feeds): a CVE API 2.0 response page or a 2.0 feed
 // file (`{"format": "NVD_CVE", …, "vulnerabilities": [{"cve": {…}}, …]}`: plain, gzipped, or
@@ -16,8 +16,8 @@ import { MAX_RECORD_BYTES } from './prepare-record.js';
 // single records (the `cve` object alone, one per file, as mirrors of the NVD keep them); or one
 // such file.
 
-/** A record read, or why one was not (named by its CVE id when one can be read, else its place). */
-export type NvdItem = { record: NvdRecord } | { skipped: { id: string; reason: string } | { entry: string; reason: string } };
+/** A record's bytes as read (prepared later, in prepare-nvd.ts), or why they were not read. */
+export type NvdItem = RawNvd | Skipped;
 
 /** The whole input could not be read (not JSON, a broken structure, a truncated or hostile archive). */
 export class NvdSourceError extends Error {}
@@ -38,20 +38,6 @@ export interface NvdSource {
   /** How much of `size` has been read. */
   done(): number;
   items: AsyncIterable<NvdItem>;
-}
-
-/** One parsed element (or single record) → the record, or why it was skipped. */
-export function nvdItem(bytes: Buffer, entry: string): NvdItem {
-  try {
-    const value = parseJson(bytes);
-    // Digested without its `{"cve": …}` wrapper: the same record from a feed file or alone is one content.
-    const cve = value && typeof value === 'object' && !Array.isArray(value) && 'cve' in value ? (value as { cve: unknown }).cve : value;
-    return { record: readNvdRecord(cve, checkedCanonical(cve)) };
-  } catch (error) {
-    if (!(error instanceof FeedRecordError)) throw error;
-    const id = /"id"\s*:\s*"(CVE-[^"]{1,40})"/.exec(bytes.subarray(0, 4096).toString('utf8'))?.[1];
-    return { skipped: id ? { id, reason: error.message } : { entry, reason: error.message } };
-  }
 }
 
 /**
@@ -76,7 +62,7 @@ export async function* feedItems(
       const out: NvdItem[] = [];
       splitter.push(
         chunk,
-        (bytes, index) => out.push(nvdItem(bytes, `${prefix}vulnerabilities[${index}]`)),
+        (bytes, index) => out.push({ entry: `${prefix}vulnerabilities[${index}]`, bytes }),
         (s) => out.push({ skipped: { entry: `${prefix}vulnerabilities[${s.index}]`, reason: s.reason } }),
       );
       yield* out;
@@ -170,7 +156,7 @@ export async function nvdZipSource(path: string): Promise<NvdSource> {
 async function recordFile(path: string, entry: string): Promise<NvdItem> {
   const info = await stat(path);
   if (info.size > MAX_RECORD_BYTES) return { skipped: { entry, reason: `is ${info.size} bytes (at most ${MAX_RECORD_BYTES})` } };
-  return nvdItem(await readFile(path), entry);
+  return { entry, bytes: await readFile(path) };
 }
 
 /** A single record file. */

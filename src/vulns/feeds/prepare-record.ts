@@ -33,7 +33,10 @@ export interface PreparedRecord {
   packageKeys: string[];
 }
 
-export type Prepared = { record: PreparedRecord } | { skipped: { id: string; reason: string } | { entry: string; reason: string } };
+/** A record not stored, and why: named by its id when one could be read, else by its place in the input. */
+export type Skipped = { skipped: { id: string; reason: string } | { entry: string; reason: string } };
+
+export type Prepared = { record: PreparedRecord } | Skipped;
 
 /** The largest single record read (osv.dev's largest are a few hundred KiB). */
 export const MAX_RECORD_BYTES = 4 * 1024 * 1024;

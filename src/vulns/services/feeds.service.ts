@@ -13,7 +13,7 @@ import { isNvdApi } from '../feeds/nvd-api.js';
 import { NvdSourceError } from '../feeds/nvd-source.js';
 import { directorySource, fileSource, type Source, SourceError, zipSource } from '../feeds/osv-source.js';
 import type { PreparedRecord } from '../feeds/prepare-record.js';
-import { preparedRecords } from '../feeds/prepared-records.js';
+import { createRecordPool, type RecordPool } from '../feeds/prepared-records.js';
 import { feedsRepo } from '../store/feeds.repo.js';
 import { later, tallyBatch } from './import-tally.js';
 import { importEuvdMapping, importExploitedList, type ListImportDeps } from './kev-import.js';
@@ -66,13 +66,23 @@ export function createFeedsService(
     collectGarbage?: { collect(): void; everyRecords?: number };
     /** Told the CVEs whose NVD records each stored batch changed, before products are refreshed. */
     nvdChanged?: (cves: readonly string[]) => Promise<void>;
+    /** The worker threads that prepare records (the composition root's; else one of its own, whose idle thread keeps no process alive). */
+    records?: RecordPool;
   },
 ) {
   const clock = deps.clock ?? systemClock;
   const { db } = database;
   const policy = { ...DEFAULT_FETCH_POLICY, ...deps.fetchPolicy };
 
-  const nvdDeps: NvdImportDeps = { database, clock, findings: deps.findings, nvdChanged: deps.nvdChanged };
+  const records = deps.records ?? createRecordPool();
+  const nvdDeps: NvdImportDeps = {
+    database,
+    clock,
+    findings: deps.findings,
+    records,
+    nvdChanged: deps.nvdChanged,
+    collectGarbage: deps.collectGarbage && { everyRecords: COLLECT_EVERY_RECORDS, ...deps.collectGarbage },
+  };
   const listDeps: ListImportDeps = { database, clock, findings: deps.findings };
 
   /** The products whose findings the import may have changed, brought up to date. */
@@ -126,7 +136,7 @@ export function createFeedsService(
       changedGroups.clear();
     };
     try {
-      for await (const batch of preparedRecords(input)) {
+      for await (const batch of records.osv(input)) {
         const records: PreparedRecord[] = [];
         for (const p of batch) {
           summary.records++;

@@ -2,7 +2,6 @@ import type { Database } from '../../db/index.js';
 import { AppError } from '../../errors.js';
 import { type Clock, iso } from '../../shared/time.js';
 import type { FindingsEngine } from '../engine/findings-engine.js';
-import type { NvdRecord } from '../feeds/nvd-record.js';
 import type { DetectedKind } from '../feeds/detect-kind.js';
 import type { FetchPolicy } from '../feeds/fetch-feed.js';
 import { nvdApiSource } from '../feeds/nvd-api.js';
@@ -14,7 +13,8 @@ import {
   nvdRecordFileSource,
   nvdZipSource,
 } from '../feeds/nvd-source.js';
-import { RECORD_BATCH } from '../feeds/prepared-records.js';
+import type { PreparedNvdRecord } from '../feeds/prepare-nvd.js';
+import type { RecordPool } from '../feeds/prepared-records.js';
 import { feedsRepo } from '../store/feeds.repo.js';
 import { findingsRepo } from '../store/findings.repo.js';
 import { nvdRepo, productKeysOf } from '../store/nvd.repo.js';
@@ -35,11 +35,15 @@ export interface NvdImportDeps {
   database: Database;
   clock: Clock;
   findings: Pick<FindingsEngine, 'refreshProducts' | 'productsOfGroups'>;
+  /** Where records are parsed, checked and digested (worker threads for a large input). */
+  records: Pick<RecordPool, 'nvd'>;
   /**
    * Told the CVEs of each stored batch whose records are new, changed or withdrawn, before the
    * products they concern are refreshed (the CPE matcher's hook; see also `changedCves`).
    */
   nvdChanged?: (cves: readonly string[]) => Promise<void>;
+  /** A full garbage collection the import may pause for every `everyRecords` records (feeds.service.ts, COLLECT_EVERY_RECORDS). */
+  collectGarbage?: { collect(): void; everyRecords: number };
   /** Told how far the import has got, record by record (a terminal's progress line). */
   onProgress?: (progress: ImportProgress) => void;
 }
@@ -87,6 +91,7 @@ export async function importNvd(deps: NvdImportDeps, source: string, input: NvdS
   const pendingCves = new Set<string>();
   const products = new Set<string>();
   let newest: string | null = null;
+  let sinceCollection = 0;
 
   const lookUpProducts = async () => {
     for (const [orgId, componentIds] of await nvdRepo.componentsUnder(db, [...pendingKeys])) {
@@ -97,7 +102,7 @@ export async function importNvd(deps: NvdImportDeps, source: string, input: NvdS
     pendingCves.clear();
   };
 
-  const store = async (records: NvdRecord[]) => {
+  const store = async (records: PreparedNvdRecord[]) => {
     const heads = new Map(
       (
         await nvdRepo.heads(
@@ -126,21 +131,25 @@ export async function importNvd(deps: NvdImportDeps, source: string, input: NvdS
     if (pendingKeys.size + pendingCves.size >= PRODUCTS_LOOKUP_FROM) await lookUpProducts();
   };
 
-  let batch: NvdRecord[] = [];
-  const flush = async () => {
-    // The same CVE twice in one input: the later one stands, as it would in two imports.
-    const unique = [...new Map(batch.map((r) => [r.id, r])).values()];
-    batch = [];
-    if (unique.length) await store(unique);
-  };
-  for await (const item of input.items) {
-    summary.records++;
+  for await (const batch of deps.records.nvd(input.items)) {
+    const records: PreparedNvdRecord[] = [];
+    for (const item of batch) {
+      if ('record' in item) records.push(item.record);
+      else summary.skipped.push(item.skipped);
+    }
+    summary.records += batch.length;
     deps.onProgress?.({ source, records: summary.records, done: input.done(), size: input.size || null });
-    if ('record' in item) batch.push(item.record);
-    else summary.skipped.push(item.skipped);
-    if (batch.length >= RECORD_BATCH) await flush();
+    // The same CVE twice in one input: the later one stands, as it would in two imports.
+    const unique = [...new Map(records.map((r) => [r.id, r])).values()];
+    if (unique.length) await store(unique);
+    // As the OSV import does: records live just long enough to reach the old generation, which
+    // V8 lets grow to several times what it holds (a 300,000-record import peaked at 338 MiB).
+    sinceCollection += batch.length;
+    if (deps.collectGarbage && sinceCollection >= deps.collectGarbage.everyRecords) {
+      sinceCollection = 0;
+      deps.collectGarbage.collect();
+    }
   }
-  await flush();
   if (summary.new + summary.changed + summary.withdrawn >= 1_000) await feedsRepo.refreshStatistics(database);
   await lookUpProducts();
   summary.findings = await deps.findings.refreshProducts(products);

@@ -5,6 +5,7 @@ import { createMatcher } from '../engine/component-matcher.js';
 import { createCpeMatcher } from '../engine/cpe-matcher.js';
 import { createFindingsEngine } from '../engine/findings-engine.js';
 import type { FetchPolicy } from '../feeds/fetch-feed.js';
+import type { RecordPool } from '../feeds/prepared-records.js';
 import type { StoredRevisionFacts } from '../../sbom/store/ingest.service.js';
 import { createAnalysisService } from './analysis.service.js';
 import { createCpeMappingsService } from './cpe-mappings.service.js';
@@ -30,6 +31,8 @@ export function createVulnService(
     log?: { warn(obj: object, msg: string): void };
     /** Full garbage collections feed imports may pause for (services/feeds.service.ts). */
     collectGarbage?: { collect(): void; everyRecords?: number };
+    /** The worker threads feed imports prepare records in (made and closed by the composition root). */
+    records?: RecordPool;
   } = {},
 ) {
   const clock = options.clock ?? systemClock;
@@ -42,6 +45,7 @@ export function createVulnService(
     clock,
     fetchPolicy: options.fetchPolicy,
     collectGarbage: options.collectGarbage,
+    records: options.records,
     // Components stored before any NVD record was held have their CPEs read before the products a
     // batch concerns are looked up (component_cpe_keys); a no-op query once all are read.
     nvdChanged: () => cpe.readUnread(),

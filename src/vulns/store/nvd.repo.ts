@@ -1,5 +1,6 @@
 import type { Database, Executor, Trx } from '../../db/index.js';
 import type { NvdRecord } from '../feeds/nvd-record.js';
+import type { PreparedNvdRecord } from '../feeds/prepare-nvd.js';
 
 // The platform-wide NVD tables (firmware.md, Feeds): one row per CVE record, apart from OSV's,
 // with the vendor:product keys its criteria name ('*' when a criterion names every product),
@@ -37,7 +38,7 @@ export const nvdRepo = {
   },
 
   /** Stores `records` (new or changed), replacing what was stored under the CVEs in `stored`. */
-  async replaceRecords(database: Database, trx: Trx, records: readonly NvdRecord[], stored: readonly string[], at: string) {
+  async replaceRecords(database: Database, trx: Trx, records: readonly PreparedNvdRecord[], stored: readonly string[], at: string) {
     for (let i = 0; i < stored.length; i += IN_CHUNK) {
       const chunk = stored.slice(i, i + IN_CHUNK);
       await trx.deleteFrom('nvd_record_products').where('cve', 'in', chunk).execute();
@@ -54,9 +55,9 @@ export const nvdRepo = {
         r.cvss?.score ?? null,
         r.cvss?.vector ?? null,
         r.cvss?.source ?? null,
-        JSON.stringify(r.configurations),
+        r.configurations,
         r.cisaExploitAdd,
-        JSON.stringify(r.references),
+        r.references,
         r.published,
         r.modified,
         r.withdrawn,
