@@ -84,6 +84,8 @@ export function createServices({
   const idleMs = (consoleOptions?.idleMinutes ?? DEFAULT_SESSION_LIMITS.idleMs / 60_000) * 60_000;
   const sbomReader = createSbomReader();
   const sbomDocuments = createSbomDocumentService(database, orgs, products);
+  /** The organisation's SBOM policy and each revision's conformance reports (sbom-conformance.md). */
+  const sbomConformance = createSbomConformanceService(database, orgs, products, clock);
   const feedRecords = createRecordPool();
   // Case changes write their webhook events to the outbox themselves, in their own transaction
   // (cases/case-events.ts): the one seam between the workflow and webhooks.
@@ -132,7 +134,7 @@ export function createServices({
     triage: createTriageService(database, orgs, caseOptions),
     reports,
     // The bundle holds the documents as received of the revisions it names, read through sbom/.
-    evidence: createCaseEvidenceService(database, orgs, cases, reports, { clock, documents: sbomDocuments }),
+    evidence: createCaseEvidenceService(database, orgs, cases, reports, { clock, documents: sbomDocuments, conformance: sbomConformance }),
     compliance: createComplianceService(database, orgs, clock),
     sbomReader,
     sbom: createSbomIngestService(database, orgs, products, sbomReader, {
@@ -142,7 +144,7 @@ export function createServices({
     }),
     sbomHistory: createSbomHistoryService(database, orgs, products),
     /** The organisation's SBOM policy and each revision's conformance reports (sbom-conformance.md). */
-    sbomConformance: createSbomConformanceService(database, orgs, products, clock),
+    sbomConformance,
     sbomDocuments,
     users: createUserService(database, orgs, { clock, box, sessions: { ...DEFAULT_SESSION_LIMITS, idleMs } }),
     /** First-run set-up: the one-time link that creates the first organisation and its owner. */

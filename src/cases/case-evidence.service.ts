@@ -48,6 +48,8 @@ export function createCaseEvidenceService(
     clock?: Clock;
     /** The documents as received of an organisation's revisions (sbom/portfolio/sbom-documents.service.ts). */
     documents?: { documentsOf(orgId: string, sbomIds: readonly string[]): Promise<RevisionDocumentBytes[]> };
+    /** The conformance reports kept with an organisation's revisions (sbom/portfolio/conformance.service.ts). */
+    conformance?: { reportsOf(orgId: string, sbomIds: readonly string[]): Promise<Map<string, unknown[]>> };
   } = {},
 ) {
   const clock = options.clock ?? systemClock;
@@ -146,6 +148,11 @@ export function createCaseEvidenceService(
           org.id,
           revisions.map((r) => r.sbom_id),
         )) ?? [];
+      const reports =
+        (await options.conformance?.reportsOf(
+          org.id,
+          revisions.map((r) => r.sbom_id),
+        )) ?? new Map<string, unknown[]>();
       const [head, verification] = [await registryRepo.head(database.db, org.id), await verifyRegistry(database, org.id)];
       return {
         format: EVIDENCE_FORMAT,
@@ -194,6 +201,8 @@ export function createCaseEvidenceService(
           }),
         },
         sbom_documents: Object.fromEntries(documents.flatMap((d) => ('bytes' in d ? [[d.digest, d.bytes.toString('base64')]] : []))),
+        /** The conformance reports kept with those revisions (sbom-conformance.md), by revision id; none for a revision stored before reports were kept. */
+        sbom_conformance: Object.fromEntries(revisions.map((r) => [r.sbom_id, reports.get(r.sbom_id) ?? []])),
         registry: {
           entries,
           chain_head: head,

@@ -122,6 +122,12 @@ export function createSbomConformanceService(database: Database, orgs: OrgServic
       return { profile, byProduct: new Map(latest.map((l) => [l.product_id, { ...l, summary: summaries.get(l.sbom_id) }])) };
     },
 
+    /** Every report kept with an organisation's revisions, by revision id (the case evidence bundle). */
+    async reportsOf(orgId: string, sbomIds: readonly string[]): Promise<Map<string, ConformanceReport[]>> {
+      const own = await conformanceRepo.revisionsOf(database.db, orgId, sbomIds);
+      return conformanceRepo.reportsOf(database.db, own);
+    },
+
     /** The summaries of revisions' reports under the organisation's profile (console badges), by revision id. */
     async summaries(
       orgId: string,

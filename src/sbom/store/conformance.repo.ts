@@ -99,6 +99,33 @@ export const conformanceRepo = {
     return row ? (JSON.parse(row.report) as ConformanceReport) : undefined;
   },
 
+  /** Those of the revisions that belong to the organisation. */
+  async revisionsOf(db: Executor, orgId: string, sbomIds: readonly string[]): Promise<string[]> {
+    if (sbomIds.length === 0) return [];
+    const rows = await db.selectFrom('sbom_revisions').select('id').where('org_id', '=', orgId).where('id', 'in', sbomIds).execute();
+    return rows.map((r) => r.id);
+  },
+
+  /** Every report kept with the revisions (each profile and profile version), by revision id. */
+  async reportsOf(db: Executor, sbomIds: readonly string[]): Promise<Map<string, ConformanceReport[]>> {
+    const found = new Map<string, ConformanceReport[]>();
+    if (sbomIds.length === 0) return found;
+    const rows = await db
+      .selectFrom('sbom_conformance')
+      .select(['sbom_id', 'report'])
+      .where('sbom_id', 'in', sbomIds)
+      .orderBy('sbom_id')
+      .orderBy('profile')
+      .orderBy('profile_version')
+      .execute();
+    for (const row of rows) {
+      const list = found.get(row.sbom_id) ?? [];
+      list.push(JSON.parse(row.report) as ConformanceReport);
+      found.set(row.sbom_id, list);
+    }
+    return found;
+  },
+
   /** The summaries of the revisions' reports for the profile (the newest profile version of each), by revision id. */
   async summaries(db: Executor, sbomIds: readonly string[], profile: string): Promise<Map<string, ConformanceSummary>> {
     const found = new Map<string, ConformanceSummary>();

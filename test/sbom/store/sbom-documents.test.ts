@@ -209,6 +209,13 @@ describe('SBOM documents as received', () => {
     });
     const decoded = Buffer.from(bundle.sbom_documents[sha256(bytes)]!, 'base64');
     assert.ok(decoded.equals(bytes));
+    // And the conformance reports kept with that revision, both profiles', as the console shows them.
+    const reports = bundle.sbom_conformance[entry!.sbom_id] as Array<{ profile: string; conforms: boolean }>;
+    assert.deepEqual(
+      reports.map((r) => r.profile),
+      ['bsi-tr-03183-2-v2.1', 'ntia-minimum'],
+    );
+    assert.deepEqual(reports[0], (await h.sbomConformance.report('acme', 'CASED', {})).report);
     // The same through the CLI's JSON.
     const cli = await runCli(['case', 'export', '--org', 'acme', '--number', String(signal), '--json'], env);
     assert.equal(cli.code, 0, cli.stderr);
