@@ -23,7 +23,7 @@ export type RevisionDocumentBytes =
   | { sbom_id: string; digest: string; missing: string };
 
 export const NOT_KEPT =
-  'ingested before documents as received were kept (migration 019): only its components are stored; push the document again to keep it with a new revision';
+  'ingested before documents as received were kept (migration 019): only its components are stored (the same bytes pushed again answer with this revision and store nothing)';
 
 const describe = (sku: string, r: RevisionDocument) => `revision ${r.revision} of release ${r.release_version} of "${sku}"`;
 
