@@ -73,13 +73,13 @@ describe('Article 14 in a real browser', { skip: browserSkip }, () => {
     await owner.getByLabel('Postal address').fill('Hauptstraße 1, 10115 Berlin');
     await owner.getByLabel('Security contact e-mail').fill('psirt@acme.example');
     await owner.getByLabel('Member State of main establishment').selectOption('DE');
-    await owner.getByRole('button', { name: 'Save' }).click();
+    await owner.getByRole('button', { name: 'Save', exact: true }).click();
     await owner.getByText('Saved.').waitFor();
     await checkA11y(owner, 'organisation');
     await shoot(owner, 'organisation');
     await owner.goto(`${server.url}/console/o/acme/products/RTR-100/edit`);
     await owner.getByLabel(/Member States where it is made available/).fill('DE, FR, NL');
-    await owner.getByRole('button', { name: 'Save' }).click();
+    await owner.getByRole('button', { name: 'Save', exact: true }).click();
     await owner.getByText('DE, FR, NL').waitFor();
     await ownerContext.close();
 

@@ -119,7 +119,7 @@ describe('the console in a real browser', { skip }, () => {
     await page.getByText('Stored as revision 1 of release 1.3.15: 167 components (cyclonedx 1.2).').waitFor();
     await checkA11y(page, 'product');
     await shoot(page, 'product');
-    await page.getByRole('link', { name: 'revision 1' }).click();
+    await page.getByRole('link', { name: 'revision 1', exact: true }).click();
     assert.equal(await page.locator('#components tbody tr').count(), 167);
     await page
       .getByRole('cell', { name: /^pkg:maven\/io\.dropwizard\/dropwizard-core@1\.3\.15/ })
@@ -127,6 +127,15 @@ describe('the console in a real browser', { skip }, () => {
       .waitFor();
     await checkA11y(page, 'revision');
     await shoot(page, 'revision');
+    // The revision's conformance report, a click away (sbom-conformance.md): CycloneDX 1.2 is below the floor.
+    await page.getByRole('link', { name: /\(the report\)$/ }).click();
+    await page.getByText(/^Does not conform to BSI TR-03183-2/).waitFor();
+    assert.equal(await page.locator('table').nth(1).locator('tbody tr').count() > 0, true);
+    await checkA11y(page, 'conformance report');
+    await shoot(page, 'conformance');
+    await page.goto(`${server.url}/console/o/acme/products?conformance=not-conforming`);
+    assert.equal(await page.getByRole('link', { name: 'DW-1', exact: true }).count(), 1);
+    await checkA11y(page, 'products filtered by conformance');
     const other = await page.goto(`${server.url}/console/o/acme/products/OTHER-1`);
     assert.equal(other?.status(), 404);
     assert.equal(await page.getByText('Other secret product').count(), 0);
