@@ -1,5 +1,11 @@
 import { AppError, type ErrorDetail } from '../../errors.js';
-import { CONFORMANCE_PROFILES, type ConformanceProfileId, type ConformanceReport, DEFAULT_CONFORMANCE_PROFILE } from './conformance.js';
+import {
+  CONFORMANCE_PROFILES,
+  type ConformanceProfileId,
+  type ConformanceReport,
+  DEFAULT_CONFORMANCE_PROFILE,
+  isConformanceProfile,
+} from './conformance.js';
 
 /**
  * An organisation's SBOM policy (sbom-conformance.md, Where it shows): `report` accepts every
@@ -10,15 +16,11 @@ export type SbomPolicy = { mode: 'report' } | { mode: 'require'; profile: Confor
 
 export const SBOM_POLICY_WORDS = ['report', ...CONFORMANCE_PROFILES.map((p) => `require:${p}`)] as const;
 
-function isProfile(id: string): id is ConformanceProfileId {
-  return (CONFORMANCE_PROFILES as readonly string[]).includes(id);
-}
-
 /** `report` or `require:PROFILE` → the policy; anything else is a validation error naming the choices. */
 export function parseSbomPolicy(text: string): SbomPolicy {
   const value = text.trim();
   if (value === 'report') return { mode: 'report' };
-  if (value.startsWith('require:') && isProfile(value.slice('require:'.length))) {
+  if (value.startsWith('require:') && isConformanceProfile(value.slice('require:'.length))) {
     return { mode: 'require', profile: value.slice('require:'.length) as ConformanceProfileId };
   }
   throw new AppError('validation_failed', `the SBOM policy must be one of ${SBOM_POLICY_WORDS.join(', ')}`, [
